@@ -1,0 +1,106 @@
+"""Validation at the public edge: every bad input raises a ``ValueError`` naming the parameter."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+def positive(name, value):
+    """Return ``value`` as a float, or raise if it is not a finite number > 0."""
+    v = _real(name, value)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return v
+
+
+def finite(name, value):
+    """Return ``value`` as a float, or raise if it is NaN or infinite."""
+    v = _real(name, value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return v
+
+
+def nonnegative(name, value):
+    """Return ``value`` as a float, or raise if it is not a finite number >= 0."""
+    v = _real(name, value)
+    if not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return v
+
+
+def bounds(lower, upper):
+    """Return ``(lower, upper)`` as floats; either may be infinite but ``lower < upper``."""
+    lo = _real("lower", lower)
+    hi = _real("upper", upper)
+    if math.isnan(lo) or lo == math.inf:
+        raise ValueError(f"lower must be a number < inf (or -inf), got {lower!r}")
+    if math.isnan(hi) or hi == -math.inf:
+        raise ValueError(f"upper must be a number > -inf (or inf), got {upper!r}")
+    if not lo < hi:
+        raise ValueError(f"lower must be < upper, got lower={lower!r}, upper={upper!r}")
+    return lo, hi
+
+
+def real_array(name, value):
+    """Return ``value`` as a float array (0-d for scalars), or raise if any entry is NaN."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be real numbers, got {value!r}") from None
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN, got {value!r}")
+    return arr
+
+
+def finite_array(name, value):
+    """Like :func:`real_array` but every entry must also be finite."""
+    arr = real_array(name, value)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return arr
+
+
+def size(value):
+    """Return a valid numpy ``size`` (None, int >= 0 or tuple of ints >= 0)."""
+    if value is None:
+        return None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"size must be >= 0, got {value!r}")
+        return int(value)
+    try:
+        dims = tuple(value)
+    except TypeError:
+        raise ValueError(f"size must be None, an int or a tuple of ints, got {value!r}") from None
+    for d in dims:
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool) or d < 0:
+            raise ValueError(f"size must contain only ints >= 0, got {value!r}")
+    return tuple(int(d) for d in dims)
+
+
+def generator(rng):
+    """Return a ``numpy.random.Generator``: ``None`` gives a fresh default one."""
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    raise ValueError(f"rng must be a numpy.random.Generator or None, got {rng!r}")
+
+
+def _real(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        try:
+            arr = np.asarray(value)
+        except Exception:
+            arr = None
+        if arr is None or arr.ndim != 0 or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+            raise ValueError(f"{name} must be a real number, got {value!r}")
+        value = arr.item()
+    v = float(value)
+    if math.isnan(v):
+        raise ValueError(f"{name} must not be NaN, got {value!r}")
+    return v
