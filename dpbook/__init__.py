@@ -11,9 +11,11 @@ The library behind the dpbook textbook.  One module per idea of the book:
 ``restriction``    :class:`Restricted` and the quantile coupling of McGlinchey–Mason Prop. 6
 ``multiplicative`` :class:`LogLaplace` — McGlinchey–Mason §3.1
 ``normalization``  :class:`Normalized`, :class:`CroftLaplace` and Croft–Sack–Shi's scales
+``optimal``        linear programs for the best nonnegative post-processing, verified exactly
 ``privacy``        the exact auditor :func:`privacy_loss` and :func:`truncated_scale`
 ``sensitivity``    global sensitivities of bounded-data statistics (Liu's supplement)
 ``studies``        Higham's projection, the universal-histogram tree, combining rules
+``classroom``      a checker for the exercises' numeric answers
 ``plotting``       the shared figure style; ``widgets`` the chapters' interactive views
 =================  ==========================================================================
 
@@ -21,11 +23,13 @@ Every name below is importable from ``dpbook`` directly.
 """
 
 from . import (
+    classroom,
     clamping,
     laplace,
     mechanism,
     multiplicative,
     normalization,
+    optimal,
     postprocessing,
     privacy,
     restriction,
@@ -38,6 +42,7 @@ from .laplace import Laplace, laplace_scale
 from .mechanism import Mechanism
 from .multiplicative import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
+from .optimal import *  # noqa: F401,F403
 from .postprocessing import *  # noqa: F401,F403
 from .privacy import *  # noqa: F401,F403
 from .restriction import *  # noqa: F401,F403
@@ -46,7 +51,7 @@ from .studies import *  # noqa: F401,F403
 from .truncation import *  # noqa: F401,F403
 
 __all__ = ["Laplace", "Mechanism", "laplace_scale"]
-for _module in (clamping, truncation, postprocessing, restriction, multiplicative, normalization, privacy, sensitivity, studies):
+for _module in (clamping, truncation, postprocessing, restriction, multiplicative, normalization, optimal, privacy, sensitivity, studies):
     __all__ += list(_module.__all__)
 del _module
 

@@ -83,3 +83,38 @@ def _float(a):
     """Return a Python float for 0-d results, else the array."""
     a = np.asarray(a, dtype=float)
     return float(a) if a.ndim == 0 else a
+
+
+class IntervalMechanism(Mechanism):
+    """A Laplace-based family on ``[lower, upper]`` whose statistics are module-level formulas.
+
+    Subclasses name their formula functions ``f(q, scale, lower, upper)`` as the static attributes
+    ``_bias``, ``_mean``, ``_variance`` and ``_mse``.
+    """
+
+    def __init__(self, scale, lower=0.0, upper=np.inf):
+        self.scale = check.positive("scale", scale)
+        self.lower, self.upper = check.bounds(lower, upper)
+
+    @property
+    def domain(self):
+        return (self.lower, self.upper)
+
+    @property
+    def support(self):
+        return (self.lower, self.upper)
+
+    def _params(self):
+        return self.scale, self.lower, self.upper
+
+    def bias(self, q):
+        return self._bias(q, *self._params())
+
+    def mean(self, q):
+        return self._mean(q, *self._params())
+
+    def variance(self, q):
+        return self._variance(q, *self._params())
+
+    def mse(self, q):
+        return self._mse(q, *self._params())

@@ -1,0 +1,134 @@
+"""The multiplicative (log-Laplace) mechanism ``q e^{L_b}`` for positive queries (McGlinchey–Mason §3.1).
+
+Le Ny and Pappas release a positive query ``Q`` as ``exp(log Q + L_b)``.  When neighbouring
+databases satisfy ``|Q(d) - Q(d')| <= K min{Q(d), Q(d')}`` (McGlinchey–Mason assumption (10)),
+``log Q`` has sensitivity at most ``K`` (since ``log(1 + K) <= K``), so ``b = K/ε`` gives ε-DP.
+The release is always positive but, by McGlinchey–Mason Prop. 3, its mean is finite only when
+``b < 1`` (``K < ε``) and its variance only when ``b < 1/2``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _validation as check
+from .laplace import laplace_cdf, laplace_logpdf
+from .mechanism import Mechanism, _float
+
+__all__ = ["LogLaplace", "log_laplace_scale", "log_laplace_moment", "relative_bias"]
+
+
+def log_laplace_scale(epsilon, K):
+    """The scale ``b = K/ε`` of the log-Laplace mechanism (McGlinchey–Mason §3.1, assumption (10)).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ``ε > 0``.
+    K : float
+        The relative-change bound of assumption (10), ``K > 0``.
+
+    >>> log_laplace_scale(2.0, 0.5)
+    0.25
+    """
+    epsilon = check.positive("epsilon", epsilon)
+    K = check.positive("K", K)
+    return K / epsilon
+
+
+def log_laplace_moment(scale, order=1):
+    """``E[e^{k L_b}] = 1/(1 - k²b²)`` for ``k b < 1``, ``inf`` otherwise (McGlinchey–Mason Prop. 3).
+
+    The right tail of ``e^{kx} e^{-|x|/b}`` decays like ``e^{-(1/b - k)x}``, so the integral is finite
+    exactly when ``k b < 1``.
+
+    Parameters
+    ----------
+    scale : float
+        ``b > 0``.
+    order : float
+        ``k >= 0`` (1 for the mean, 2 for the second moment).
+
+    >>> log_laplace_moment(0.5, 1)
+    1.3333333333333333
+    >>> log_laplace_moment(0.5, 2)
+    inf
+    """
+    b = check.positive("scale", scale)
+    k = check.nonnegative("order", order)
+    kb = k * b
+    return 1.0 / ((1.0 - kb) * (1.0 + kb)) if kb < 1 else np.inf
+
+
+def relative_bias(scale):
+    """The relative bias ``E[q e^{L_b}]/q - 1 = b²/(1 - b²)`` (``inf`` for ``b >= 1``), McGlinchey–Mason Prop. 3.
+
+    >>> relative_bias(0.5)
+    0.3333333333333333
+    """
+    b = check.positive("scale", scale)
+    return b * b / ((1.0 - b) * (1.0 + b)) if b < 1 else np.inf
+
+
+def _relative_variance(b):
+    """``Var[e^{L_b}] = b²(2 + b²) / ((1 - 4b²)(1 - b²)²)`` for ``b < 1/2``, written without cancellation."""
+    if b >= 0.5:
+        return np.inf
+    return b * b * (2.0 + b * b) / ((1.0 - 2 * b) * (1.0 + 2 * b) * ((1.0 - b) * (1.0 + b)) ** 2)
+
+
+class LogLaplace(Mechanism):
+    """The multiplicative mechanism ``q e^{L_b}`` for ``q > 0`` (McGlinchey–Mason §3.1, Prop. 3; Le Ny & Pappas).
+
+    Its mean ``q/(1 - b²)`` is finite iff ``b < 1`` and its variance iff ``b < 1/2``; the
+    quantities that diverge are returned as ``inf``.
+
+    Parameters
+    ----------
+    scale : float
+        ``b > 0``; use :func:`log_laplace_scale` for ``K/ε``.
+
+    >>> LogLaplace(scale=0.5).mean(3.0)
+    4.0
+    """
+
+    domain = (0.0, np.inf)
+    support = (0.0, np.inf)
+
+    def __init__(self, scale):
+        self.scale = check.positive("scale", scale)
+
+    def _q(self, q):
+        q = check.finite_array("q", q)
+        if (q <= 0).any():
+            raise ValueError(f"q must be > 0 for the multiplicative mechanism, got {q!r}")
+        return q
+
+    def bias(self, q):
+        q = self._q(q)
+        return _float(q * relative_bias(self.scale))
+
+    def mean(self, q):
+        q = self._q(q)
+        return _float(q * log_laplace_moment(self.scale, 1))
+
+    def variance(self, q):
+        q = self._q(q)
+        return _float(q * q * _relative_variance(self.scale))
+
+    def cdf(self, x, q):
+        x, q = check.real_array("x", x), self._q(q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logx = np.log(np.where(x > 0, x, 1.0))
+        return _float(np.where(x > 0, laplace_cdf(logx, np.log(q), self.scale), 0.0))
+
+    def logpdf(self, x, q):
+        """Density of ``q e^{L_b}`` at ``x > 0``: the Laplace density of ``log x`` around ``log q``, over ``x``."""
+        x, q = check.real_array("x", x), self._q(q)
+        inside = (x > 0) & np.isfinite(x)
+        logx = np.log(np.where(inside, x, 1.0))
+        return _float(np.where(inside, laplace_logpdf(logx, np.log(q), self.scale) - logx, -np.inf))
+
+    def _sample(self, q, shape, rng):
+        with np.errstate(over="ignore"):
+            return np.exp(np.log(q) + rng.laplace(0.0, self.scale, size=shape))

@@ -1,0 +1,424 @@
+"""Post-processing the Laplace mechanism into ``[0, ∞)`` (McGlinchey–Mason §4 and §5.1).
+
+Any measurable ``φ: R → [0, ∞)`` applied to ``Y_q = q + L_b`` keeps ε-DP.  The ramp
+``τ(x) = max(x, 0)`` is clamping (bias ``(b/2)e^{-q/b}``, eq. (5)); the translated ramps
+``τ_α(x) = max(x - α, 0)`` do better, best at ``α* = b W(1/2)`` (Theorem 4.1); and no ``φ`` at all
+gets its worst-case bias below ``b W(1/e)`` (the constant behind Proposition 5).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy import integrate, optimize, signal, special
+
+from . import _validation as check
+from . import clamping
+from .laplace import laplace_cdf, laplace_pdf
+from .mechanism import Mechanism, _float
+
+__all__ = [
+    "TranslatedRamp",
+    "PostProcessed",
+    "BiasCertificate",
+    "optimal_ramp_shift",
+    "ramp_worst_bias",
+    "bias_lower_bound",
+]
+
+
+def ramp_worst_bias(shift, scale):
+    """``B(α) = max{(b/2) e^{-α/b}, α}``, the worst-case bias of the translated ramp (McGlinchey–Mason Thm 4.1).
+
+    The bias of ``τ_α(q + L_b)`` decreases in ``q`` from ``(b/2)e^{-α/b}`` at ``q = 0`` to ``-α`` as
+    ``q → ∞``, so its largest absolute value is the larger of the two ends.
+
+    Parameters
+    ----------
+    shift : float
+        ``α >= 0``.
+    scale : float
+        ``b > 0``.
+
+    >>> ramp_worst_bias(0.0, 2.0)
+    1.0
+    """
+    a = check.nonnegative("shift", shift)
+    b = check.positive("scale", scale)
+    return max(0.5 * b * math.exp(-a / b), a)
+
+
+def optimal_ramp_shift(scale):
+    """The optimal shift ``α* = b W(1/2) ≈ 0.3517337112 b`` of McGlinchey–Mason Theorem 4.1.
+
+    ``α*`` solves ``(b/2) e^{-α/b} = α``; with ``t = α/b`` that is ``t e^t = 1/2``, i.e.
+    ``t = W(1/2)`` for the principal Lambert W.  The worst-case bias there is ``B(α*) = α*``.
+
+    >>> round(optimal_ramp_shift(1.0), 10)
+    0.3517337112
+    """
+    b = check.positive("scale", scale)
+    return b * float(special.lambertw(0.5).real)
+
+
+def bias_lower_bound(scale):
+    """``b W(1/e) ≈ 0.2784645428 b``: no nonnegative post-processing has a smaller worst-case bias.
+
+    The explicit constant inside the proof of McGlinchey–Mason Proposition 5.  Let ``φ >= 0`` have
+    worst-case bias ``B`` and put ``m(q) = E φ(q + L_b)``.  At ``q = 0``, ``m(0) <= B``.  The Laplace
+    density satisfies ``f_q(x) <= e^{q/b} f_0(x)``, so (because ``φ >= 0``) ``m(q) <= e^{q/b} B``, and
+    then ``B >= q - m(q) >= q - e^{q/b} B``, i.e. ``B >= q / (1 + e^{q/b})`` for every ``q >= 0``.  The
+    right side is largest where ``1 + e^t = t e^t`` (``t = q/b``), i.e. ``t = 1 + W(1/e)``, and its value
+    there is ``b e^{-t} = b (t - 1) = b W(1/e)``.
+
+    >>> round(bias_lower_bound(1.0), 10)
+    0.2784645428
+    """
+    b = check.positive("scale", scale)
+    return b * float(special.lambertw(1.0 / math.e).real)
+
+
+class TranslatedRamp(Mechanism):
+    """``τ_α(q + L_b) = max(q + L_b - α, 0)``: the translated ramp of McGlinchey–Mason §4.
+
+    Its law is that of clamping at 0 (:class:`dpbook.BIT` with ``lower=0``) at the true value
+    ``q - α``, so every property is BIT's, read at ``q - α``.  The mean is
+    ``(q - α) + (b/2) e^{(α - q)/b}`` for ``q >= α`` and ``(b/2) e^{(q - α)/b}`` below (proof of Thm 4.1).
+
+    Parameters
+    ----------
+    scale : float
+        ``b > 0``.
+    shift : float
+        ``α >= 0``; :func:`optimal_ramp_shift` gives the one with the least worst-case bias.
+
+    >>> mech = TranslatedRamp(scale=1.0, shift=optimal_ramp_shift(1.0))
+    >>> round(mech.max_abs_bias(), 6)
+    0.351734
+    """
+
+    domain = (0.0, np.inf)
+    support = (0.0, np.inf)
+
+    def __init__(self, scale, shift):
+        self.scale = check.positive("scale", scale)
+        self.shift = check.nonnegative("shift", shift)
+        self._clamped = clamping.BIT(self.scale, lower=0.0)
+
+    def bias(self, q):
+        q = self._q(q)
+        return _float(self._clamped.bias(q - self.shift) - self.shift)
+
+    def variance(self, q):
+        q = self._q(q)
+        return _float(self._clamped.variance(q - self.shift))
+
+    def cdf(self, x, q):
+        x, q = check.real_array("x", x), self._q(q)
+        return _float(self._clamped.cdf(x, q - self.shift))
+
+    def logpdf(self, x, q):
+        x, q = check.real_array("x", x), self._q(q)
+        return _float(self._clamped.logpdf(x, q - self.shift))
+
+    def atoms(self, q):
+        q = self._q(q)
+        return self._clamped.atoms(q - self.shift)
+
+    def max_abs_bias(self):
+        """``B(α) = max{(b/2) e^{-α/b}, α}``, exactly (Theorem 4.1); see :func:`ramp_worst_bias`."""
+        return ramp_worst_bias(self.shift, self.scale)
+
+    def _sample(self, q, shape, rng):
+        return self._clamped._sample(q - self.shift, shape, rng)
+
+
+class BiasCertificate(NamedTuple):
+    """The result of :meth:`PostProcessed.certify_max_abs_bias`.
+
+    ``lower <= sup |bias| <= upper`` over ``q`` in ``q_range`` (and over ``[q_range[1], ∞)`` too when
+    ``tail_exact``); ``value`` is the largest ``|bias|`` found (``= lower``), at ``argmax``.
+    """
+
+    value: float
+    lower: float
+    upper: float
+    argmax: float
+    q_range: tuple
+    tail_exact: bool
+
+
+_GL_HI = np.polynomial.legendre.leggauss(12)
+_GL_LO = np.polynomial.legendre.leggauss(6)
+
+
+class PostProcessed(Mechanism):
+    """``φ(q + L_b)`` for any measurable ``φ: R → [0, ∞)`` (McGlinchey–Mason §5.1, the cone ``V_+``).
+
+    Moments are computed by ``scipy.integrate.quad``, split at ``q`` and at ``breakpoints``.  The
+    bias is integrated as ``E[φ(Y_q) - Y_q]`` (``E Y_q = q``), so it stays accurate where it is tiny.
+
+    Parameters
+    ----------
+    scale : float
+        ``b > 0``.
+    phi : callable
+        Vectorized ``φ``; must return finite values ``>= 0`` (checked on a probe grid).
+    breakpoints : sequence of float
+        Where ``φ`` kinks or jumps; between them ``φ`` should be smooth.
+    tail : (float, float) or None
+        ``(x0, c)`` declaring ``φ(x) = x - c`` for ``x >= x0`` (checked on sample points).  Then the bias
+        is ``-c + (bias(x0) + c) e^{-(q - x0)/b}`` for ``q >= x0``, which makes the worst case over the
+        whole half-line exact.
+
+    >>> ramp = PostProcessed(1.0, lambda x: np.maximum(x, 0.0), breakpoints=[0.0], tail=(0.0, 0.0))
+    >>> round(ramp.max_abs_bias(), 12)
+    0.5
+    """
+
+    domain = (0.0, np.inf)
+    support = (0.0, np.inf)
+
+    def __init__(self, scale, phi, breakpoints=(), tail=None):
+        self.scale = check.positive("scale", scale)
+        if not callable(phi):
+            raise ValueError(f"phi must be a callable, got {phi!r}")
+        self.phi = phi
+        bps = check.finite_array("breakpoints", breakpoints).ravel()
+        self.breakpoints = tuple(float(v) for v in np.unique(bps))
+        if tail is not None:
+            try:
+                x0, c = tail
+            except (TypeError, ValueError):
+                raise ValueError(f"tail must be a pair (x0, c), got {tail!r}") from None
+            tail = (check.finite("tail", x0), check.finite("tail", c))
+        self.tail = tail
+        b = self.scale
+        probe = np.concatenate([np.linspace(-60 * b, 60 * b, 241), self.breakpoints])
+        self._phi(probe)
+        if tail is not None:
+            xs = tail[0] + b * np.array([0.0, 0.37, 1.0, 3.3, 10.0, 100.0, 1e3])
+            if not np.allclose(self._phi(xs), xs - tail[1], rtol=1e-12, atol=1e-12 * b):
+                raise ValueError(f"tail {tail!r} claims phi(x) = x - {tail[1]} for x >= {tail[0]}, but phi disagrees")
+
+    def _phi(self, x):
+        x = np.asarray(x, dtype=float)
+        y = np.broadcast_to(np.asarray(self.phi(x), dtype=float), x.shape)
+        bad = ~(np.isfinite(y) & (y >= 0))
+        if bad.any():
+            i = np.flatnonzero(bad.ravel())[0]
+            raise ValueError(f"phi must return finite values >= 0, got phi({x.ravel()[i]!r}) = {y.ravel()[i]!r}")
+        return y
+
+    # --- integrals against the Laplace law ---------------------------------------------------
+    def _expect(self, g, q):
+        """``∫ g(x) f_q(x) dx`` split at ``q``, ``q ± b``, ``q ± 10b``, ``q ± 40b`` and the breakpoints."""
+        b = self.scale
+        near = q + b * np.array([-40.0, -10.0, -1.0, 0.0, 1.0, 10.0, 40.0])
+        edges = np.unique(np.concatenate([[-np.inf, np.inf], near, self.breakpoints]))
+        return self._integrate(g, q, edges)
+
+    def _integrate(self, g, q, edges):
+        """``∫ g(x) f_q(x) dx`` over consecutive ``edges`` (none strictly between them contains ``q``).
+
+        On each piece the Laplace density is ``f_q(x) = f_q(e) e^{-|x - e|/b}`` with ``e`` the end nearest
+        ``q``; the integral is taken with the factor ``f_q(e)`` pulled out, so that nothing underflows for
+        ``|q - e|/b`` up to 700.
+        """
+        b = self.scale
+        total = 0.0
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            e = hi if hi <= q else lo
+            val, _ = integrate.quad(
+                lambda x: g(x) * np.exp(-np.abs(x - e) / b), lo, hi, epsabs=1e-300, epsrel=1e-12, limit=200
+            )
+            total += val * float(laplace_pdf(e, q, b))
+        return total
+
+    def _each(self, fn, q):
+        q = self._q(q)
+        return _float(np.array([fn(float(v)) for v in q.ravel()]).reshape(q.shape))
+
+    def bias(self, q):
+        return self._each(lambda v: self._expect(lambda x: self._phi(x) - x, v), q)
+
+    def mean(self, q):
+        return self._each(lambda v: self._expect(self._phi, v), q)
+
+    def variance(self, q):
+        def var(v):
+            m = self._expect(self._phi, v)
+            return self._expect(lambda x: (self._phi(x) - m) ** 2, v)
+
+        return self._each(var, q)
+
+    def mse(self, q):
+        return self._each(lambda v: self._expect(lambda x: (self._phi(x) - v) ** 2, v), q)
+
+    def cdf(self, x, q):
+        """``P(φ(Y_q) <= x)``, numerically.
+
+        ``φ`` is evaluated on ``q + b·[-45, 45]`` (1801 points plus the breakpoints); each cell where
+        ``φ - x`` changes sign is cut at the crossing (``scipy.optimize.brentq``) and the Laplace mass
+        of the part where ``φ <= x`` is added; beyond ``±45b`` (mass ``< 1e-19``) ``φ`` is taken to stay on
+        the side of ``x`` it has at the end of the grid.  A crossing pair inside one cell (a narrow
+        excursion of ``φ`` across ``x``, width below ``0.05b``) is missed.
+        """
+        x, q = check.real_array("x", x), self._q(q)
+        x, q = np.broadcast_arrays(x, q)
+        out = np.array([self._cdf1(float(xv), float(qv)) for xv, qv in zip(x.ravel(), q.ravel())])
+        return _float(out.reshape(x.shape))
+
+    def _cdf1(self, x, q):
+        b = self.scale
+        grid = q + b * np.linspace(-45.0, 45.0, 1801)
+        inside = [p for p in self.breakpoints if grid[0] < p < grid[-1]]
+        grid = np.unique(np.concatenate([grid, inside]))
+        below = self._phi(grid) <= x
+        F = laplace_cdf(grid, q, b)
+        total = F[0] * below[0] + (1.0 - F[-1]) * below[-1]
+        both = below[:-1] & below[1:]
+        total += np.sum((F[1:] - F[:-1])[both])
+        for k in np.flatnonzero(below[:-1] != below[1:]):
+            lo, hi = grid[k], grid[k + 1]
+            r = optimize.brentq(lambda t: float(self._phi(t)) - x, lo, hi, xtol=1e-14 * max(1.0, abs(lo)))
+            Fr = float(laplace_cdf(r, q, b))
+            total += (Fr - F[k]) if below[k] else (F[k + 1] - Fr)
+        return min(max(total, 0.0), 1.0)
+
+    def _sample(self, q, shape, rng):
+        return self._phi(rng.laplace(q, self.scale, size=shape))
+
+    # --- the worst-case bias, certified ------------------------------------------------------
+    def max_abs_bias(self, q_max=None, step=None):
+        """``sup_{q >= 0} |bias(q)|`` (McGlinchey–Mason eq. (12)); see :meth:`certify_max_abs_bias`."""
+        return self.certify_max_abs_bias(q_max, step).value
+
+    def certify_max_abs_bias(self, q_max=None, step=None):
+        """The worst-case bias with a certified bracket.
+
+        Write ``m(q) = E φ(q + L_b) = A(q) + C(q)`` with ``A`` the contribution of ``x < q`` and ``C``
+        of ``x > q``.  On a grid ``x_0 = 0 < … < x_N = q_max`` (cells cut at the breakpoints, width
+        ``<= step``) these obey ``A_{i+1} = e^{-h/b} A_i + P_i``, ``C_i = e^{-h/b} C_{i+1} + R_i``, where
+        ``P_i, R_i`` are integrals of ``φ`` over one cell (Gauss–Legendre, 12 nodes, with the 6-node
+        rule's difference as error estimate).  For ``q`` inside cell ``i``, with ``s = q - x_i``,
+
+        ``m(q) = A_i e^{-s/b} + C_{i+1} e^{-(h-s)/b} + I(q)``,  ``e^{-h/b} Φ_i <= I(q) <= Φ_i``,
+
+        where ``Φ_i = (1/2b) ∫_cell φ`` — only ``φ >= 0`` is used.  Both bounds on ``bias = m - q`` are
+        convex in ``q``, so the upper one peaks at a cell end and the lower one is least at a stationary
+        point found in closed form.  The bracket is therefore rigorous up to the cell quadrature,
+        and its width is ``O(φ h²/b²)``.
+
+        Beyond ``q_max`` nothing is claimed, unless ``tail=(x0, c)`` was declared: then the bias is
+        ``-c + K e^{-(q-x0)/b}`` for ``q >= x0``, monotone, so the supremum there is
+        ``max(|bias(x0)|, |c|)`` exactly, and ``q_max`` defaults to ``max(x0, 0)``.
+
+        Parameters
+        ----------
+        q_max : float, optional
+            End of the checked range; default ``max(x0, 0)`` with a tail, else
+            ``max(0, largest breakpoint) + 40 b``.
+        step : float, optional
+            Largest cell width; default ``b/500``.
+
+        Returns
+        -------
+        BiasCertificate
+        """
+        b = self.scale
+        if self.tail is not None:
+            x0, c = self.tail
+            q_max = max(x0, 0.0) if q_max is None else check.nonnegative("q_max", q_max)
+            tail_exact = q_max >= x0
+        else:
+            q_max = max([0.0, *self.breakpoints]) + 40 * b if q_max is None else check.nonnegative("q_max", q_max)
+            tail_exact = False
+        step = b / 500 if step is None else check.positive("step", step)
+
+        if q_max == 0.0:
+            grid = np.array([0.0])
+        else:
+            cuts = [0.0] + [p for p in self.breakpoints if 0.0 < p < q_max] + [q_max]
+            pieces = [np.linspace(a, z, max(1, math.ceil((z - a) / step)) + 1)[:-1] for a, z in zip(cuts[:-1], cuts[1:])]
+            grid = np.concatenate(pieces + [[q_max]])
+
+        A0 = self._expect_side(grid[0], left=True)
+        CN = self._expect_side(grid[-1], left=False)
+        bias_grid, upper = self._grid_bracket(grid, A0, CN)
+        k = int(np.argmax(np.abs(bias_grid)))
+        value, argmax = float(abs(bias_grid[k])), float(grid[k])
+        if tail_exact:
+            end = abs(float(bias_grid[-1]))
+            limit = abs(self.tail[1])
+            if limit > value:
+                value, argmax = limit, math.inf
+            upper = max(upper, end, limit)
+        return BiasCertificate(value, value, max(upper, value), argmax, (0.0, float(q_max)), tail_exact)
+
+    def _expect_side(self, q, left):
+        """``A(q)`` (``left``) or ``C(q)``: ``(1/2b) ∫ φ(x) e^{-|x-q|/b}`` over ``x < q`` or ``x > q``."""
+        b = self.scale
+        if left:
+            pts = [p for p in self.breakpoints if p < q] + [q - 40 * b, q - 10 * b, q - b]
+            edges = np.unique(np.concatenate([[-np.inf, q], [p for p in pts if p < q]]))
+        else:
+            pts = [p for p in self.breakpoints if p > q] + [q + b, q + 10 * b, q + 40 * b]
+            edges = np.unique(np.concatenate([[q, np.inf], [p for p in pts if p > q]]))
+        return self._integrate(self._phi, q, edges)
+
+    def _grid_bracket(self, grid, A0, CN):
+        """Bias on the grid and a certified upper bound of ``|bias|`` between grid points."""
+        b = self.scale
+        if grid.size == 1:
+            bias = np.array([A0 + CN - grid[0]])
+            return bias, float(abs(bias[0]))
+        left, right = grid[:-1], grid[1:]
+        h = right - left
+        decay = np.exp(-h / b)
+
+        def cell_integrals(rule):
+            nodes, weights = rule
+            x = 0.5 * (left + right)[:, None] + 0.5 * h[:, None] * nodes[None, :]
+            w = 0.5 * h[:, None] * weights[None, :] / (2 * b)
+            y = self._phi(x) * w
+            P = np.sum(y * np.exp(-(right[:, None] - x) / b), axis=1)
+            R = np.sum(y * np.exp(-(x - left[:, None]) / b), axis=1)
+            return P, R, np.sum(y, axis=1)
+
+        P, R, Phi = cell_integrals(_GL_HI)
+        P6, R6, Phi6 = cell_integrals(_GL_LO)
+        eP, eR, ePhi = np.abs(P - P6), np.abs(R - R6), np.abs(Phi - Phi6)
+
+        A = _recur(A0, decay, P)
+        C = _recur(CN, decay[::-1], R[::-1])[::-1]
+        eA = _recur(0.0, decay, eP)
+        eC = _recur(0.0, decay[::-1], eR[::-1])[::-1]
+        bias = A + C - grid
+
+        Ai, Cj, slack = A[:-1], C[1:], eA[:-1] + eC[1:] + ePhi
+        up = np.maximum(Ai + Cj * decay + Phi - left, Ai * decay + Cj + Phi - right) + slack
+        a, cp = Ai / b, Cj * decay / b
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y = np.where(cp > 0, (1 + np.sqrt(1 + 4 * a * cp)) / (2 * cp), np.inf)
+            s = np.clip(b * np.log(y), 0.0, h)
+        low = Ai * np.exp(-s / b) + Cj * np.exp(-(h - s) / b) + decay * Phi - (left + s) - slack
+        upper = float(max(np.max(up), np.max(-low), np.max(np.abs(bias))))
+        return bias, upper
+
+
+def _recur(start, factor, increment):
+    """``v_0 = start``, ``v_{i+1} = factor_i v_i + increment_i``."""
+    out = np.empty(len(increment) + 1)
+    out[0] = start
+    if np.all(factor == factor[0]):
+        out[1:] = signal.lfilter([1.0], [1.0, -factor[0]], increment, zi=[factor[0] * start])[0]
+    else:
+        v = start
+        for i, (f, inc) in enumerate(zip(factor, increment)):
+            v = f * v + inc
+            out[i + 1] = v
+    return out
+

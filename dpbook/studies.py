@@ -1,0 +1,731 @@
+"""The machinery of Liu's two simulation studies (Liu 2019, §4).
+
+Study 1 releases a 2×2 covariance matrix element-wise (:func:`sanitize_covariance`, on data from
+:func:`clipped_bivariate_normal`): the variances on ``[0, max_sample_variance]``, the covariance
+inside bounds built from the already-sanitized variances, each with :func:`bounded_mechanism`.
+A larger released matrix may need repair: :func:`nearest_psd` and :func:`nearest_correlation`
+(Higham 2002).
+
+Study 2 releases a vector of proportions that must sum to 1, in three ways: re-scaling
+(:func:`release_rescaled`), all-but-one (:func:`release_all_but_one`) and the universal-histogram
+tree of Hay et al. (2010) with Liu's handling of negative nodes (:func:`tree_levels`,
+:func:`consistent_tree`, :func:`nonnegative_tree`, :func:`release_tree`; the noise of the
+consistent tree is :func:`consistent_tree_covariance`).  :func:`simulate_proportions` runs one
+setting of the study.  Its inferences use :func:`wald_interval` (whose exact coverage is
+:func:`wald_coverage`), :func:`coverage`, :func:`bias_rmse` and the multiple-release combining
+rule :func:`combine_releases`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from . import _validation as check
+
+__all__ = [
+    "nearest_psd",
+    "nearest_correlation",
+    "max_sample_variance",
+    "bounded_mechanism",
+    "sanitize_covariance",
+    "clipped_bivariate_normal",
+    "tree_levels",
+    "consistent_tree",
+    "nonnegative_tree",
+    "consistent_tree_covariance",
+    "release_rescaled",
+    "release_all_but_one",
+    "release_tree",
+    "simulate_proportions",
+    "wald_interval",
+    "wald_coverage",
+    "coverage",
+    "bias_rmse",
+    "combine_releases",
+]
+
+MECHANISMS = ("bit", "truncated")
+
+
+# --- Study 1: positive semi-definite repair ---------------------------------------------------
+
+
+def _symmetric_matrix(name, A):
+    A = check.finite_array(name, A)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square matrix, got shape {A.shape}")
+    if not np.allclose(A, A.T, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(A).max())):
+        raise ValueError(f"{name} must be symmetric, got {A!r}")
+    return (A + A.T) / 2
+
+
+def _psd_projection(A):
+    w, V = np.linalg.eigh(A)
+    return (V * np.maximum(w, 0.0)) @ V.T
+
+
+def nearest_psd(A):
+    """The positive semi-definite matrix nearest to a symmetric ``A`` in the Frobenius norm.
+
+    Higham (2002), eq. (3.2) (the projection ``P_S``): keep the eigenvectors, set negative
+    eigenvalues to zero.
+
+    Parameters
+    ----------
+    A : (p, p) array_like, symmetric
+
+    Returns
+    -------
+    (p, p) ndarray
+
+    >>> nearest_psd([[1.0, 2.0], [2.0, 1.0]]).round(3).tolist()
+    [[1.5, 1.5], [1.5, 1.5]]
+    """
+    return _psd_projection(_symmetric_matrix("A", A))
+
+
+def nearest_correlation(A, tol=1e-12, max_iter=10_000):
+    """The correlation matrix nearest to a symmetric ``A`` in the Frobenius norm.
+
+    Higham (2002), Algorithm 3.3 with ``W = I``: alternating projections onto the unit-diagonal
+    matrices and the positive semi-definite cone, with Dykstra's correction applied to the
+    (non-affine) cone step.  Stops when successive iterates and the two projections agree to
+    ``tol`` (relative to the size of the iterate).
+
+    Parameters
+    ----------
+    A : (p, p) array_like, symmetric
+    tol : float
+        Convergence tolerance.
+    max_iter : int
+        Raise ``RuntimeError`` if not converged after this many sweeps.
+
+    Returns
+    -------
+    (p, p) ndarray
+        Symmetric, unit diagonal, smallest eigenvalue >= ``-tol`` (up to rounding).
+
+    >>> nearest_correlation([[2, -1, 0, 0], [-1, 2, -1, 0], [0, -1, 2, -1], [0, 0, -1, 2]]).round(4)[0]
+    array([ 1.    , -0.8084,  0.1916,  0.1068])
+    """
+    A = _symmetric_matrix("A", A)
+    tol = check.positive("tol", tol)
+    if not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive int, got {max_iter!r}")
+    Y = A.copy()
+    dS = np.zeros_like(A)
+    for _ in range(int(max_iter)):
+        R = Y - dS
+        X = _psd_projection(R)
+        dS = X - R
+        Y_old = Y
+        Y = X.copy()
+        np.fill_diagonal(Y, 1.0)
+        scale = max(1.0, np.linalg.norm(Y))
+        if (np.linalg.norm(Y - Y_old) <= tol * scale and np.linalg.norm(Y - X) <= tol * scale):
+            return (Y + Y.T) / 2
+    raise RuntimeError(f"nearest_correlation did not converge in {max_iter} iterations")
+
+
+# --- Study 1: element-wise sanitization of a covariance matrix ---------------------------------
+
+
+def max_sample_variance(lower, upper, n):
+    """The largest sample variance (divisor ``n - 1``) of ``n`` values in ``[lower, upper]``.
+
+    Shiffler & Harsha (1980), the upper bound of the variance in Liu's Table 1: half the values
+    at each end, ``(upper - lower)^2 n / (4 (n - 1))`` for even ``n`` and
+    ``(upper - lower)^2 (n + 1) / (4 n)`` for odd ``n``.
+
+    >>> max_sample_variance(0.0, 2.0, 4)
+    1.3333333333333333
+    """
+    lower, upper = check.bounds(lower, upper)
+    if not (np.isfinite(lower) and np.isfinite(upper)):
+        raise ValueError(f"lower and upper must be finite, got lower={lower!r}, upper={upper!r}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 2:
+        raise ValueError(f"n must be an int >= 2, got {n!r}")
+    width2 = (upper - lower) ** 2
+    return width2 * n / (4 * (n - 1)) if n % 2 == 0 else width2 * (n + 1) / (4 * n)
+
+
+def bounded_mechanism(kind, scale, lower, upper):
+    """The BIT (Liu Def. 2(b)) or truncated (Liu Def. 2(a)) Laplace mechanism on ``[lower, upper]``.
+
+    Parameters
+    ----------
+    kind : {"bit", "truncated"}
+    scale : float
+        The Laplace scale ``b = Δ/ε``.
+    lower, upper : float
+
+    Returns
+    -------
+    dpbook.BIT or dpbook.Truncated
+    """
+    from .clamping import BIT
+    from .truncation import Truncated
+
+    if kind == "bit":
+        return BIT(scale=scale, lower=lower, upper=upper)
+    if kind == "truncated":
+        return Truncated(scale=scale, lower=lower, upper=upper)
+    raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
+
+
+def sanitize_covariance(x, lower, upper, epsilon, kind, reps, rng=None, conditional_mean=True):
+    """``reps`` independent element-wise releases of the 2×2 sample covariance matrix of ``x``.
+
+    Liu (2019), §4.1: the budget ``epsilon`` is split equally over the two variances and the
+    covariance (sequential composition).  Each variance is released on ``[0, max_sample_variance]``
+    with sensitivity ``(upper_j - lower_j)^2 / n``; the covariance, with sensitivity
+    ``(upper_1 - lower_1)(upper_2 - lower_2) / n`` (Liu's supplement, Appendices E and F), on
+    ``[-s̃_1 s̃_2, s̃_1 s̃_2]`` built from the released variances, which need not contain the
+    true covariance.  When a released variance is exactly 0 (possible with BIT) that interval is
+    the point 0: the covariance is then released as 0 and the correlation is undefined (NaN).
+
+    Parameters
+    ----------
+    x : (n, 2) array_like
+        The data; every value of column ``j`` must lie in ``[lower[j], upper[j]]``.
+    lower, upper : pairs of float
+        The public data bounds of the two columns.
+    epsilon : float
+        Total privacy budget.
+    kind : {"bit", "truncated"}
+    reps : int
+        Number of independent releases.
+    rng : numpy.random.Generator, optional
+    conditional_mean : bool
+        Whether to compute ``"cov_mean"`` (else it is all NaN; the release is faster).
+
+    Returns
+    -------
+    dict
+        ``"original"``: the sample statistics ``(var1, var2, cov, corr)``;
+        ``"var1"``, ``"var2"``, ``"cov"``, ``"corr"``: arrays of shape ``(reps,)``;
+        ``"scale"``: the three Laplace scales ``(b_var1, b_var2, b_cov)``;
+        ``"cov_mean"``: ``E[cov release | released variances]`` per repetition, shape ``(reps,)``.
+    """
+    from .sensitivity import covariance_sensitivity, sample_covariance, sample_variance, variance_sensitivity
+
+    x = check.finite_array("x", x)
+    if x.ndim != 2 or x.shape[1] != 2 or x.shape[0] < 2:
+        raise ValueError(f"x must have shape (n, 2) with n >= 2, got {x.shape}")
+    lo = [check.finite("lower", v) for v in np.broadcast_to(np.asarray(lower, dtype=float), (2,))]
+    hi = [check.finite("upper", v) for v in np.broadcast_to(np.asarray(upper, dtype=float), (2,))]
+    for j in range(2):
+        check.bounds(lo[j], hi[j])
+        if (x[:, j] < lo[j]).any() or (x[:, j] > hi[j]).any():
+            raise ValueError(f"x[:, {j}] must lie in [lower, upper] = [{lo[j]}, {hi[j]}]")
+    epsilon = check.positive("epsilon", epsilon)
+    if kind not in MECHANISMS:
+        raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
+    if not isinstance(reps, (int, np.integer)) or reps < 1:
+        raise ValueError(f"reps must be a positive int, got {reps!r}")
+    rng = check.generator(rng)
+
+    n = x.shape[0]
+    v1_0, v2_0 = (float(sample_variance(x[:, j])) for j in range(2))
+    cov_0 = float(sample_covariance(x))
+    original = (v1_0, v2_0, cov_0, cov_0 / np.sqrt(v1_0 * v2_0) if v1_0 * v2_0 > 0 else np.nan)
+    eps_each = epsilon / 3
+    b1 = variance_sensitivity(lo[0], hi[0], n) / eps_each
+    b2 = variance_sensitivity(lo[1], hi[1], n) / eps_each
+    bc = covariance_sensitivity((lo[0], hi[0]), (lo[1], hi[1]), n) / eps_each
+    v1 = bounded_mechanism(kind, b1, 0.0, max_sample_variance(lo[0], hi[0], n)).sample(v1_0, size=reps, rng=rng)
+    v2 = bounded_mechanism(kind, b2, 0.0, max_sample_variance(lo[1], hi[1], n)).sample(v2_0, size=reps, rng=rng)
+    c = np.sqrt(np.asarray(v1) * np.asarray(v2))
+    cov = np.zeros(reps)
+    cov_mean = np.zeros(reps) if conditional_mean else np.full(reps, np.nan)
+    for i in np.flatnonzero(c > 0):
+        m = bounded_mechanism(kind, bc, -c[i], c[i])
+        cov[i] = m.sample(cov_0, rng=rng)
+        if conditional_mean:
+            cov_mean[i] = m.mean(cov_0)
+    corr = np.divide(cov, c, out=np.full(reps, np.nan), where=c > 0)
+    return {
+        "original": original,
+        "var1": np.asarray(v1),
+        "var2": np.asarray(v2),
+        "cov": cov,
+        "corr": corr,
+        "scale": (b1, b2, bc),
+        "cov_mean": cov_mean,
+    }
+
+
+def clipped_bivariate_normal(n, rho, sd=(1.0, 2.0), bound=4.0, rng=None):
+    """``n`` draws of a centred bivariate normal, clipped to ``±bound`` standard deviations.
+
+    The data of the book's version of Liu's (2019) §4.1: the bounds ``[-bound sd_j, bound sd_j]``
+    are public and clipping makes every record respect them.
+
+    Returns
+    -------
+    x : (n, 2) ndarray
+    lower, upper : pairs of float
+    """
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 2:
+        raise ValueError(f"n must be an int >= 2, got {n!r}")
+    rho = check.finite("rho", rho)
+    if not -1 <= rho <= 1:
+        raise ValueError(f"rho must be in [-1, 1], got {rho!r}")
+    s1, s2 = (check.positive("sd", v) for v in sd)
+    bound = check.positive("bound", bound)
+    rng = check.generator(rng)
+    z1 = rng.standard_normal(n)
+    z2 = rho * z1 + np.sqrt(1 - rho**2) * rng.standard_normal(n)
+    lower, upper = (-bound * s1, -bound * s2), (bound * s1, bound * s2)
+    x = np.clip(np.column_stack([s1 * z1, s2 * z2]), lower, upper)
+    return x, lower, upper
+
+
+# --- Study 2: the universal-histogram tree ------------------------------------------------------
+
+
+def _branching(branching):
+    if not isinstance(branching, (int, np.integer)) or isinstance(branching, bool) or branching < 2:
+        raise ValueError(f"branching must be an int >= 2, got {branching!r}")
+    return int(branching)
+
+
+def _height(width, k):
+    h, size = 1, 1
+    while size < width:
+        size *= k
+        h += 1
+    if size != width:
+        raise ValueError(f"the number of leaves must be a power of branching={k}, got {width}")
+    return h
+
+
+def tree_levels(leaves, branching=2):
+    """The node values of the complete ``branching``-ary tree over ``leaves``, root first.
+
+    Hay et al. (2010), §4 (the hierarchical query sequence): each node holds the sum of the
+    leaves below it.
+
+    Parameters
+    ----------
+    leaves : array_like, shape (..., k**(h-1))
+        Leaf values along the last axis (leading axes are independent trees).
+    branching : int
+        ``k >= 2``.
+
+    Returns
+    -------
+    list of ndarray
+        ``h`` arrays, level ``d`` of shape ``(..., k**d)``.
+
+    >>> [lv.round(2).tolist() for lv in tree_levels([0.1, 0.2, 0.3, 0.4])]
+    [[1.0], [0.3, 0.7], [0.1, 0.2, 0.3, 0.4]]
+    """
+    k = _branching(branching)
+    leaves = check.finite_array("leaves", leaves)
+    if leaves.ndim == 0:
+        raise ValueError("leaves must have at least one axis")
+    h = _height(leaves.shape[-1], k)
+    levels = [leaves]
+    for _ in range(h - 1):
+        levels.insert(0, levels[0].reshape(*levels[0].shape[:-1], -1, k).sum(axis=-1))
+    return levels
+
+
+def _levels(name, levels, k):
+    levels = [check.finite_array(f"{name}[{d}]", lv) for d, lv in enumerate(levels)]
+    if not levels:
+        raise ValueError(f"{name} must hold at least one level")
+    for d, lv in enumerate(levels):
+        if lv.ndim == 0 or lv.shape[-1] != k**d:
+            raise ValueError(f"{name}[{d}] must have k**{d} = {k**d} nodes on its last axis, got shape {lv.shape}")
+    shape = np.broadcast_shapes(*(lv.shape[:-1] for lv in levels))
+    return [np.broadcast_to(lv, shape + lv.shape[-1:]) for lv in levels]
+
+
+def consistent_tree(levels, branching=2, root=None):
+    """Constrained inference on a tree of noisy node values: the least-squares consistent tree.
+
+    Hay et al. (2010), Theorem 3: a bottom-up pass of weighted averages
+    ``z[v] = (k^l - k^{l-1}) / (k^l - 1) ỹ[v] + (k^{l-1} - 1) / (k^l - 1) Σ_children z`` (``l`` the
+    height of ``v``, leaves ``l = 1``, ``z = ỹ`` there), then a top-down pass
+    ``ȳ[v] = z[v] + (ȳ[parent] - Σ_siblings z) / k``.  The result is the orthogonal projection of
+    the noisy tree onto consistent trees (every node equals the sum of its children).  With
+    ``root`` given, the root is known exactly (Liu 2019, §4.2, steps 3–4, where the root is 1):
+    the top-down pass starts from it and the noisy root value is ignored; the result is then the
+    least-squares consistent tree among those with that root.
+
+    Parameters
+    ----------
+    levels : list of array_like
+        Noisy node values, root first, level ``d`` of shape ``(..., k**d)``.
+    branching : int
+    root : float or array_like, optional
+
+    Returns
+    -------
+    list of ndarray
+        The consistent tree, same shapes as ``levels``.
+    """
+    k = _branching(branching)
+    y = _levels("levels", levels, k)
+    h = len(y)
+    z = [None] * h
+    z[-1] = y[-1]
+    for d in range(h - 2, -1, -1):
+        l = h - d
+        child_sum = z[d + 1].reshape(*z[d + 1].shape[:-1], -1, k).sum(axis=-1)
+        z[d] = ((k**l - k ** (l - 1)) * y[d] + (k ** (l - 1) - 1) * child_sum) / (k**l - 1)
+    out = [None] * h
+    if root is None:
+        out[0] = z[0]
+    else:
+        root = check.finite_array("root", root)
+        out[0] = np.broadcast_to(root[..., None] if root.ndim else root, z[0].shape).astype(float)
+    for d in range(1, h):
+        sib = z[d].reshape(*z[d].shape[:-1], -1, k)
+        adjust = (out[d - 1] - sib.sum(axis=-1)) / k
+        out[d] = (sib + adjust[..., None]).reshape(z[d].shape)
+    return out
+
+
+def consistent_tree_covariance(branching, height, root_known=False):
+    """Covariance of the consistent tree when every noisy node carries independent unit-variance noise.
+
+    :func:`consistent_tree` is linear in the noisy values, so the noise of its output is
+    ``P P^T σ²`` for the matrix ``P`` of that map (computed here by pushing unit vectors through it)
+    and noise variance ``σ²`` per node.  With ``root_known`` the root carries no noise (Liu 2019,
+    §4.2).  For ``k = 2``, three levels and a known root it gives ``σ²/3`` for each middle node
+    and ``7σ²/12`` for each leaf, against ``σ²`` for a node released on its own.
+
+    Parameters
+    ----------
+    branching : int
+    height : int
+        Number of levels, root included (``>= 2``).
+    root_known : bool
+
+    Returns
+    -------
+    (N, N) ndarray
+        Nodes in level order, root first; multiply by ``σ²`` (``2 b²`` for Laplace noise of scale ``b``).
+
+    >>> C = consistent_tree_covariance(2, 3, root_known=True)
+    >>> np.round([C[1, 1] * 3, C[3, 3] * 12], 12).tolist()
+    [1.0, 7.0]
+    """
+    k = _branching(branching)
+    if not isinstance(height, (int, np.integer)) or isinstance(height, bool) or height < 2:
+        raise ValueError(f"height must be an int >= 2, got {height!r}")
+    sizes = [k**d for d in range(height)]
+    total = sum(sizes)
+    first = 1 if root_known else 0
+    basis = np.eye(total)[first:]
+    levels = np.split(basis, np.cumsum(sizes)[:-1], axis=-1)
+    out = consistent_tree(levels, k, root=0.0 if root_known else None)
+    P = np.concatenate(out, axis=-1)
+    return P.T @ P
+
+
+def nonnegative_tree(levels, branching=2):
+    """Liu's repair of negative nodes in a consistent tree (Liu 2019, §4.2, footnote 4).
+
+    Top-down, every group of siblings has its negative members set to 0 and is re-normalized to
+    sum to its parent's (already repaired) value.  Groups with no negative member whose parent
+    is unchanged are left as they are; a group whose members are all <= 0 under a positive
+    parent is split equally.  The root is kept.
+
+    Parameters
+    ----------
+    levels : list of array_like
+        A consistent tree, root first (as returned by :func:`consistent_tree`).
+    branching : int
+
+    Returns
+    -------
+    list of ndarray
+        A consistent tree with every node >= 0 (if the root is >= 0).
+    """
+    k = _branching(branching)
+    t = _levels("levels", levels, k)
+    out = [np.array(t[0], dtype=float)]
+    for d in range(1, len(t)):
+        sib = np.maximum(t[d].reshape(*t[d].shape[:-1], -1, k), 0.0)
+        total = sib.sum(axis=-1, keepdims=True)
+        parent = out[d - 1][..., None]
+        ratio = np.divide(parent, total, out=np.zeros_like(total), where=total > 0)
+        fixed = np.where(total > 0, sib * ratio, np.broadcast_to(parent / k, sib.shape))
+        out.append(fixed.reshape(t[d].shape))
+    return out
+
+
+# --- Study 2: three ways to release proportions that sum to 1 ----------------------------------
+
+
+def _proportions(p):
+    p = check.finite_array("p", p)
+    if p.ndim == 0 or p.shape[-1] < 2:
+        raise ValueError(f"p must hold at least two proportions on its last axis, got shape {p.shape}")
+    if (p < 0).any() or (p > 1).any() or not np.allclose(p.sum(axis=-1), 1.0, atol=1e-9):
+        raise ValueError(f"p must be proportions in [0, 1] summing to 1, got {p!r}")
+    return p
+
+
+def _release_args(kind, scale, rng):
+    if kind not in MECHANISMS:
+        raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
+    return check.positive("scale", scale), check.generator(rng)
+
+
+def release_rescaled(p, scale, kind, rng=None):
+    """Sanitize every proportion on ``[0, 1]``, then divide by the sum (Liu 2019, §4.2, approach 1).
+
+    If every sanitized proportion is 0 (possible with BIT) the release is uniform, ``1/K`` each.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., K)
+        Sample proportions (each row sums to 1).
+    scale : float
+        Laplace scale ``b = Δ/ε`` of each proportion.
+    kind : {"bit", "truncated"}
+    rng : numpy.random.Generator, optional
+
+    Returns
+    -------
+    ndarray, shape (..., K)
+    """
+    p = _proportions(p)
+    scale, rng = _release_args(kind, scale, rng)
+    y = np.asarray(bounded_mechanism(kind, scale, 0.0, 1.0).sample(p, rng=rng), dtype=float)
+    total = y.sum(axis=-1, keepdims=True)
+    uniform = np.full_like(y, 1.0 / p.shape[-1])
+    return np.where(total > 0, y / np.where(total > 0, total, 1.0), uniform)
+
+
+def release_all_but_one(p, scale, kind, rng=None):
+    """Sanitize all proportions but the last on ``[0, 1]``; the last is one minus their sum.
+
+    Liu (2019), §4.2, approach 2.  The last proportion is not bounded: it falls below 0 when the
+    others add up to more than 1.
+
+    Parameters and returns as :func:`release_rescaled`.
+    """
+    p = _proportions(p)
+    scale, rng = _release_args(kind, scale, rng)
+    head = np.asarray(bounded_mechanism(kind, scale, 0.0, 1.0).sample(p[..., :-1], rng=rng), dtype=float)
+    head = head.reshape(p[..., :-1].shape)
+    return np.concatenate([head, 1.0 - head.sum(axis=-1, keepdims=True)], axis=-1)
+
+
+def release_tree(p, scale, kind, branching=2, rng=None):
+    """The universal-histogram release of proportions (Liu 2019, §4.2, approach 3, steps 1–5).
+
+    Every node below the root of the ``branching``-ary tree over ``p`` is sanitized on ``[0, 1]``
+    with the given scale (for a two-level tree below the root the sensitivity doubles, Liu's
+    step 2, and ``scale`` must already include that); :func:`consistent_tree` with the root
+    fixed at 1 makes the tree consistent (Hay et al. 2010); :func:`nonnegative_tree` repairs the
+    negative nodes (Liu's footnote 4).
+
+    Parameters
+    ----------
+    p : array_like, shape (..., K), K a power of ``branching``
+    scale : float
+    kind : {"bit", "truncated"}
+    branching : int
+    rng : numpy.random.Generator, optional
+
+    Returns
+    -------
+    list of ndarray
+        The released tree, root first; its last level is the released proportions.
+    """
+    p = _proportions(p)
+    scale, rng = _release_args(kind, scale, rng)
+    k = _branching(branching)
+    true = tree_levels(p, k)
+    mech = bounded_mechanism(kind, scale, 0.0, 1.0)
+    noisy = [true[0]] + [np.asarray(mech.sample(lv, rng=rng), dtype=float).reshape(lv.shape) for lv in true[1:]]
+    return nonnegative_tree(consistent_tree(noisy, k, root=1.0), k)
+
+
+def simulate_proportions(pi, n, epsilon, kind, method, reps, releases=1, rng=None):
+    """Liu's (2019) §4.2 experiment for one setting: ``reps`` multinomial samples, each released.
+
+    Each repetition draws counts from Multinomial(``n``, ``pi``), computes the sample proportions
+    and releases them with ``method`` (``"rescale"``, ``"all_but_one"`` or ``"tree"``), each
+    proportion sanitized with the ``kind`` mechanism on ``[0, 1]`` at scale
+    ``Δ / (epsilon / releases)`` with ``Δ = histogram_sensitivity(n) = 2/n`` (doubled for the
+    tree's two sanitized levels).  ``releases = m > 1`` gives Liu's multiple synthesis: ``m``
+    independent releases of the same sample, each with ``epsilon / m`` (sequential composition).
+
+    Returns
+    -------
+    dict
+        ``"phat"``: (reps, K) sample proportions; ``"release"``: (reps, K) or, for ``m > 1``,
+        (m, reps, K) released proportions; ``"scale"``: the Laplace scale per proportion;
+        for ``"tree"`` also ``"middle"``: the released middle level of the tree.
+    """
+    from .sensitivity import histogram_sensitivity
+
+    pi = _proportions(pi)
+    if pi.ndim != 1:
+        raise ValueError(f"pi must be one vector of proportions, got shape {pi.shape}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    epsilon = check.positive("epsilon", epsilon)
+    if method not in ("rescale", "all_but_one", "tree"):
+        raise ValueError(f"method must be 'rescale', 'all_but_one' or 'tree', got {method!r}")
+    if not isinstance(reps, (int, np.integer)) or reps < 1:
+        raise ValueError(f"reps must be a positive int, got {reps!r}")
+    if not isinstance(releases, (int, np.integer)) or releases < 1:
+        raise ValueError(f"releases must be a positive int, got {releases!r}")
+    rng = check.generator(rng)
+    phat = rng.multinomial(int(n), pi, size=int(reps)) / n
+    scale = histogram_sensitivity(int(n)) / (epsilon / releases)
+    shape = (releases, reps) if releases > 1 else (reps,)
+    p = np.broadcast_to(phat, shape + phat.shape[-1:])
+    out = {"phat": phat, "scale": scale}
+    if method == "rescale":
+        out["release"] = release_rescaled(p, scale, kind, rng=rng)
+    elif method == "all_but_one":
+        out["release"] = release_all_but_one(p, scale, kind, rng=rng)
+    else:
+        tree = release_tree(p, 2 * scale, kind, rng=rng)
+        out["release"], out["middle"], out["scale"] = tree[-1], tree[1], 2 * scale
+    return out
+
+
+# --- inference summaries -----------------------------------------------------------------------
+
+
+def wald_interval(p, n, level=0.95):
+    """The Wald interval ``p ± z sqrt(p (1 - p) / n)`` for a proportion, treating ``p`` as data.
+
+    The interval Liu (2019, §4.2) uses for coverage: the sanitized proportion plugged into the
+    usual large-sample interval, ignoring the sanitization noise.  ``p`` outside ``[0, 1]`` is
+    given the variance at the nearest bound.
+
+    Returns
+    -------
+    (lower, upper) : pair of ndarray
+    """
+    p = check.finite_array("p", p)
+    n = check.positive("n", n)
+    level = check.positive("level", level)
+    if level >= 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    z = stats.norm.ppf(0.5 + level / 2)
+    q = np.clip(p, 0.0, 1.0)
+    half = z * np.sqrt(q * (1 - q) / n)
+    return p - half, p + half
+
+
+def wald_coverage(p, n, mechanism=None, level=0.95):
+    """Exact coverage of :func:`wald_interval` computed from a release of a sample proportion.
+
+    The count is Binomial(``n``, ``p``) and the interval is computed at ``x = M(count/n)``.  For
+    ``x`` in ``[0, 1]`` it contains ``p`` iff ``(x - p)^2 <= (z^2/n) x (1 - x)``, i.e. iff ``x`` lies
+    between the roots ``w_-, w_+`` of that quadratic (the Wilson interval around ``p``); outside
+    ``[0, 1]`` it has zero width.  So the coverage is
+    ``Σ_k P(count = k) P(w_- <= M(k/n) <= w_+)``, with ``M`` the identity for the original data.
+    Used in the book to check Liu's (2019, §4.2) coverage results for one sanitized proportion.
+
+    Parameters
+    ----------
+    p : float
+        The true proportion, ``0 < p < 1``.
+    n : int
+    mechanism : dpbook.Mechanism, optional
+        A mechanism with a continuous law inside ``(0, 1)`` (Laplace, BIT or truncated on ``[0, 1]``).
+    level : float
+
+    Returns
+    -------
+    float
+    """
+    p = check.finite("p", p)
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p!r}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    level = check.positive("level", level)
+    if level >= 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    c = stats.norm.ppf(0.5 + level / 2) ** 2 / n
+    centre, half = (2 * p + c) / (2 * (1 + c)), np.sqrt(c * c + 4 * c * p * (1 - p)) / (2 * (1 + c))
+    lo, hi = centre - half, centre + half
+    k = np.arange(n + 1)
+    pmf = stats.binom.pmf(k, n, p)
+    if mechanism is None:
+        inside = ((k / n - p) ** 2 <= c * (k / n) * (1 - k / n)).astype(float)
+    else:
+        inside = np.asarray(mechanism.cdf(hi, k / n)) - np.asarray(mechanism.cdf(lo, k / n))
+    return float(np.sum(pmf * inside))
+
+
+def coverage(lower, upper, truth, axis=0):
+    """The fraction of intervals ``[lower, upper]`` that contain ``truth``, and its binomial SE.
+
+    Returns
+    -------
+    (rate, se) : pair of float or ndarray
+        ``se = sqrt(rate (1 - rate) / reps)`` along ``axis``.
+    """
+    lower, upper = check.real_array("lower", lower), check.real_array("upper", upper)
+    truth = check.real_array("truth", truth)
+    hit = (lower <= truth) & (truth <= upper)
+    reps = hit.shape[axis]
+    rate = hit.mean(axis=axis)
+    return rate, np.sqrt(rate * (1 - rate) / reps)
+
+
+def bias_rmse(estimates, truth, axis=0):
+    """Monte Carlo bias ``mean(est) - truth`` and root mean squared error along ``axis``.
+
+    Returns
+    -------
+    (bias, rmse) : pair of float or ndarray
+    """
+    est = check.real_array("estimates", estimates)
+    err = est - check.real_array("truth", truth)
+    return err.mean(axis=axis), np.sqrt((err**2).mean(axis=axis))
+
+
+def combine_releases(estimates, variances, axis=0):
+    """Combine ``m`` independent sanitized releases of one estimate into one inference.
+
+    The point estimate is the average ``q̄`` of the ``m`` releases, as in Liu (2017).  The
+    variance is ``T = ū + b/m``: ``ū`` is the average within-release variance estimate (the
+    sampling variance of the original estimate) and ``b`` the between-release sample variance
+    (the sanitization noise, which averaging divides by ``m``).  This is the rule derived in the
+    book for releases that add independent noise to one original estimate; the variance rule of
+    Liu (2017) could not be checked against the paper's text.  Degrees of freedom for a
+    ``t`` interval, by Satterthwaite's approximation: ``ν = (m - 1) (1 + ū / (b/m))^2``.
+
+    Parameters
+    ----------
+    estimates, variances : array_like
+        ``m >= 2`` releases and their within-release variance estimates along ``axis``.
+
+    Returns
+    -------
+    (qbar, T, df) : ndarrays (floats for 1-d input)
+    """
+    q = check.finite_array("estimates", estimates)
+    u = check.finite_array("variances", variances)
+    if q.shape != u.shape:
+        raise ValueError(f"variances must have the shape of estimates {q.shape}, got {u.shape}")
+    if q.ndim == 0 or q.shape[axis] < 2:
+        raise ValueError(f"estimates must hold m >= 2 releases along axis {axis}")
+    if (u < 0).any():
+        raise ValueError("variances must be >= 0")
+    m = q.shape[axis]
+    qbar = q.mean(axis=axis)
+    ubar = u.mean(axis=axis)
+    b = q.var(axis=axis, ddof=1)
+    T = ubar + b / m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = np.where(b > 0, (m - 1) * (1 + np.divide(ubar * m, b, out=np.zeros_like(b), where=b > 0)) ** 2, np.inf)
+    return qbar, T, df

@@ -1,0 +1,145 @@
+"""Views of Part I, chapters 4–5: Liu's (2019) two simulation studies."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from dpbook.plotting import COLORS, figure
+from dpbook.studies import (
+    bias_rmse,
+    clipped_bivariate_normal,
+    combine_releases,
+    coverage,
+    max_sample_variance,
+    sanitize_covariance,
+    simulate_proportions,
+    wald_coverage,
+    wald_interval,
+)
+
+from . import view
+
+__all__ = [
+    "COVARIANCE_SETTINGS",
+    "STUDY2_PI",
+    "STUDY2_N",
+    "STUDY2_EPSILONS",
+    "plot_bands",
+    "draw_covariance_release",
+    "draw_proportions_study",
+    "draw_multiple_synthesis",
+]
+
+#: the book's choices for Liu's §4.1 (the numbers did not survive in the paper's text)
+COVARIANCE_SETTINGS = {"sd": (1.0, 2.0), "bound": 4.0, "rho": (0.0, -0.5, 0.9), "n": (50, 100, 200, 400, 800)}
+#: the book's choices for Liu's §4.2
+STUDY2_PI = np.array([0.05, 0.15, 0.3, 0.5])
+STUDY2_N = (50, 100, 200, 500, 1000, 2000)
+STUDY2_EPSILONS = (0.1, 0.5, 5.0)
+
+_LABELS = {"var1": r"$\tilde s_1^2$", "var2": r"$\tilde s_2^2$", "corr": r"$\tilde r$"}
+_PCOLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")
+
+
+def plot_bands(ax, x, releases, original, color, label, show_original=True):
+    """Draw the mean and the 2.5–97.5% and 25–75% percentile bands of ``releases`` (shape
+    ``(len(x), reps)``, NaN entries ignored) against ``x``, with the original values dashed
+    (labelled when ``show_original``)."""
+    lo, q1, q3, hi = np.nanpercentile(releases, [2.5, 25, 75, 97.5], axis=1)
+    ax.fill_between(x, lo, hi, color=color, alpha=0.15, lw=0)
+    ax.fill_between(x, q1, q3, color=color, alpha=0.35, lw=0)
+    ax.plot(x, np.nanmean(releases, axis=1), color=color, marker="o", ms=3, label=f"{label}: mean")
+    ax.plot(x, original, color=COLORS["simulation"], ls="--", lw=1.2, label="original" if show_original else None)
+    ax.set_xscale("log")
+    ax.set_xticks(x, [str(v) for v in x])
+    ax.minorticks_off()
+
+
+@view(n=(50, 800, 50), epsilon=(0.2, 5.0, 0.1), rho=[0.0, -0.5, 0.9], statistic=["corr", "var1", "var2"])
+def draw_covariance_release(n=100, epsilon=1.0, rho=0.9, statistic="corr", reps=150):
+    """Histograms of BIT and truncated releases of ``s_1^2``, ``s_2^2`` or ``r`` for one data set."""
+    rng = np.random.default_rng([int(n), int(round(100 * rho)) % 1000, 4])
+    s = COVARIANCE_SETTINGS
+    x, lower, upper = clipped_bivariate_normal(int(n), rho, s["sd"], s["bound"], rng=rng)
+    j = {"var1": 0, "var2": 1, "corr": 3}[statistic]
+    edges = (-1.0, 1.0) if statistic == "corr" else (0.0, max_sample_variance(lower[j], upper[j], n))
+    fig, ax = figure()
+    for kind in ("bit", "truncated"):
+        out = sanitize_covariance(x, lower, upper, epsilon, kind, reps, rng=rng, conditional_mean=False)
+        released = out[statistic][np.isfinite(out[statistic])]
+        ax.hist(released, bins=np.linspace(*edges, 41), histtype="step", lw=1.5, color=COLORS[kind], label=kind)
+    ax.axvline(out["original"][j], color=COLORS["simulation"], ls="--", lw=1.2, label="original")
+    ax.set(xlabel=_LABELS[statistic], ylabel=f"count of {reps} releases",
+           title=f"n = {n}, ρ = {rho}, ε = {epsilon:g} (ε/3 per statistic)")
+    ax.legend(loc="upper left")
+    return fig
+
+
+def _study2_metric(epsilon, method, kind, metric, reps, rng):
+    rows, base = [], []
+    for n in STUDY2_N:
+        out = simulate_proportions(STUDY2_PI, n, epsilon, kind, method, reps, rng=rng)
+        rel, ph = out["release"], out["phat"]
+        if metric == "coverage":
+            rows.append(coverage(*wald_interval(rel, n), STUDY2_PI)[0])
+            base.append([wald_coverage(p, n) for p in STUDY2_PI])
+        else:
+            b, r = bias_rmse(rel, STUDY2_PI)
+            rows.append(b if metric == "bias" else r)
+            base.append(bias_rmse(ph, STUDY2_PI)[0 if metric == "bias" else 1])
+    return np.array(rows), np.array(base)
+
+
+@view(epsilon=(0.1, 5.0, 0.1), method=["rescale", "all_but_one", "tree"], kind=["bit", "truncated"],
+      metric=["bias", "rmse", "coverage"])
+def draw_proportions_study(epsilon=0.5, method="rescale", kind="bit", metric="coverage", reps=1000):
+    """Bias, RMSE or coverage of the 95% Wald interval of each released proportion against ``n``."""
+    rng = np.random.default_rng(5)
+    rows, base = _study2_metric(epsilon, method, kind, metric, reps, rng)
+    fig, ax = figure()
+    n = np.array(STUDY2_N)
+    for j, p in enumerate(STUDY2_PI):
+        ax.plot(n, rows[:, j], marker="o", ms=3, color=_PCOLORS[j], label=rf"$\pi_{j + 1} = {p:g}$")
+        ax.plot(n, base[:, j], ls=":", color=_PCOLORS[j])
+    if metric == "coverage":
+        ax.axhline(0.95, color=COLORS["bound"], lw=1)
+    elif metric == "bias":
+        ax.axhline(0.0, color=COLORS["bound"], lw=1)
+    ax.set_xscale("log")
+    ax.set_xticks(n, [str(v) for v in n])
+    ax.minorticks_off()
+    names = {"bias": "bias of $\\tilde\\pi_j$", "rmse": "RMSE of $\\tilde\\pi_j$",
+             "coverage": "coverage of 95% interval"}
+    ax.set(xlabel="sample size $n$", ylabel=names[metric],
+           title=f"{method}, {kind}, ε = {epsilon:g}; dotted: original data")
+    ax.legend(loc="best", ncols=2)
+    return fig
+
+
+@view(epsilon=(0.1, 5.0, 0.1), kind=["bit", "truncated"], releases=(2, 10, 1))
+def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
+    """Coverage of one release at ``ε`` against ``m`` releases at ``ε/m`` combined (re-scaling)."""
+    rng = np.random.default_rng(6)
+    n_values = np.array(STUDY2_N)
+    one, many = [], []
+    for n in n_values:
+        single = simulate_proportions(STUDY2_PI, n, epsilon, kind, "rescale", reps, rng=rng)["release"]
+        one.append(coverage(*wald_interval(single, n), STUDY2_PI)[0])
+        rel = simulate_proportions(STUDY2_PI, n, epsilon, kind, "rescale", reps, releases=releases, rng=rng)["release"]
+        qbar, T, df = combine_releases(rel, rel * (1 - rel) / n, axis=0)
+        half = stats.t.ppf(0.975, df) * np.sqrt(T)
+        many.append(coverage(qbar - half, qbar + half, STUDY2_PI)[0])
+    one, many = np.array(one), np.array(many)
+    fig, ax = figure()
+    for j, p in enumerate(STUDY2_PI):
+        ax.plot(n_values, one[:, j], ls=":", marker="o", ms=3, color=_PCOLORS[j])
+        ax.plot(n_values, many[:, j], marker="s", ms=3, color=_PCOLORS[j], label=rf"$\pi_{j + 1} = {p:g}$")
+    ax.axhline(0.95, color=COLORS["bound"], lw=1)
+    ax.set_xscale("log")
+    ax.set_xticks(n_values, [str(v) for v in n_values])
+    ax.minorticks_off()
+    ax.set(xlabel="sample size $n$", ylabel="coverage of 95% interval",
+           title=f"{kind}, ε = {epsilon:g}: dotted one release, solid m = {releases} at ε/m")
+    ax.legend(loc="lower right", ncols=2)
+    return fig

@@ -1,0 +1,388 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import optimize, stats
+
+import dpbook
+from dpbook.privacy import pair_loss, privacy_loss, privacy_report, truncated_scale
+
+SETTINGS = settings(max_examples=30, deadline=None)
+
+needs = {name: pytest.mark.skipif(not hasattr(dpbook, name), reason=f"dpbook.{name} not written yet")
+         for name in ("CroftLaplace", "Normalized", "croft_scale")}
+
+
+def one_sided_truncation_loss(t):
+    """Δ/b + log(2 - e^{-Δ/b}) with t = Δ/b (formulas.md)."""
+    return t + math.log(2 - math.exp(-t))
+
+
+def one_sided_truncated_scale(epsilon, sensitivity):
+    """b = Δ/t with t + log(2 - e^{-t}) = ε, solved independently of the auditor."""
+    t = optimize.brentq(lambda t: one_sided_truncation_loss(t) - epsilon, 1e-12, epsilon, xtol=1e-15, rtol=1e-15)
+    return sensitivity / t
+
+
+# --- the Laplace family and its post-processings -----------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+@pytest.mark.parametrize("delta", [0.5, 1.0, 7.0])
+def test_laplace_and_bit_are_exactly_epsilon(epsilon, delta):
+    b = delta / epsilon
+    assert privacy_loss(dpbook.Laplace(b), delta) == pytest.approx(epsilon, rel=1e-12)
+    for lower, upper in [(0.0, np.inf), (-np.inf, 2.0), (-1.0, 4 * delta), (3.0, 3.0 + 10 * delta)]:
+        assert privacy_loss(dpbook.BIT(b, lower, upper), delta) == pytest.approx(epsilon, rel=1e-12)
+
+
+def test_domain_shorter_than_the_sensitivity():
+    assert privacy_loss(dpbook.Laplace(2.0), 1.0, domain=(0.0, 0.5)) == pytest.approx(0.25, rel=1e-14)
+    assert privacy_loss(dpbook.BIT(1.0, 0.0, 0.3), 1.0) == pytest.approx(0.3, rel=1e-12)
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.3517337112, 1.0, 5.0])
+def test_translated_ramp_never_exceeds_its_base(shift):
+    for b, delta in [(1.0, 1.0), (0.5, 2.0)]:
+        base = privacy_loss(dpbook.Laplace(b), delta)
+        ramp = privacy_loss(dpbook.TranslatedRamp(b, shift), delta)
+        assert ramp <= base * (1 + 1e-12)
+        assert ramp == pytest.approx(base, rel=1e-12)  # the atom at 0 attains it
+
+
+def test_postprocessed_is_bounded_by_its_base():
+    phis = [lambda x: np.maximum(x, 0.0), lambda x: np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0),
+            lambda x: np.where(x > 1.0, 2.0, 0.0)]
+    for phi in phis:
+        mech = dpbook.PostProcessed(1.5, phi)
+        r = privacy_report(mech, 1.0)
+        assert r.epsilon <= privacy_loss(dpbook.Laplace(1.5), 1.0) * (1 + 1e-12)
+        assert r.kind == "upper bound (post-processing)" and not r.exact
+
+
+# --- truncation: Liu Def. 2(a) is not ε-DP ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon, expected", [(0.1, 0.190903), (1.0, 1.489880), (3.0, 3.667939)])
+def test_one_sided_truncation_at_laplace_scale(epsilon, expected):
+    r = privacy_report(dpbook.Truncated(1.0 / epsilon), 1.0)
+    assert r.epsilon == pytest.approx(one_sided_truncation_loss(epsilon), rel=1e-9)
+    assert round(r.epsilon, 6) == expected
+    assert (r.q1, r.q2, r.output, r.kind) == (0.0, 1.0, 0.0, "density")
+    assert r.epsilon < 2 * epsilon  # McGlinchey–Mason Prop. 2
+
+
+@SETTINGS
+@given(st.floats(0.05, 5.0), st.floats(0.01, 100.0), st.floats(-1e3, 1e3), st.booleans())
+def test_one_sided_truncation_closed_form(epsilon, delta, bound, upper_side):
+    b = delta / epsilon
+    mech = dpbook.Truncated(b, -np.inf, bound) if upper_side else dpbook.Truncated(b, bound, np.inf)
+    assert privacy_loss(mech, delta) == pytest.approx(one_sided_truncation_loss(epsilon), rel=1e-9)
+
+
+@pytest.mark.parametrize("ratio", [1e-3, 0.5, 50.0, 700.0])
+def test_truncation_at_extreme_scales(ratio):
+    loss = privacy_loss(dpbook.Truncated(1.0, 0.0), ratio)
+    assert loss == pytest.approx(one_sided_truncation_loss(ratio), rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon, factor", [(0.1, 1.951239), (1.0, 1.612605), (3.0, 1.273647)])
+def test_truncated_scale_one_sided(epsilon, factor):
+    b = truncated_scale(epsilon, 1.0)
+    assert b == pytest.approx(one_sided_truncated_scale(epsilon, 1.0), rel=1e-11)
+    assert round(b * epsilon, 6) == factor
+    assert privacy_loss(dpbook.Truncated(b), 1.0) == pytest.approx(epsilon, rel=1e-11)
+    other = truncated_scale(epsilon, 0.25, -np.inf, 4.0)  # the mirror image, another sensitivity
+    assert other == pytest.approx(one_sided_truncated_scale(epsilon, 0.25), rel=1e-11)
+
+
+def brute_force_truncation_loss(b, delta, lower, upper, n=241):
+    """max over a grid of (q1, q2, x) of the log-ratio of two truncated Laplace densities, written out."""
+    q = np.linspace(lower, upper, n)
+    x = np.linspace(lower, upper, n)
+    q1, q2 = q[:, None], q[None, :]
+    near = np.abs(q1 - q2) <= delta * (1 + 1e-12)
+
+    def log_density(x, q):
+        mass = 1 - 0.5 * np.exp(-(q - lower) / b) - 0.5 * np.exp(-(upper - q) / b)
+        return -np.abs(x - q) / b - np.log(2 * b * mass)
+
+    worst = -np.inf
+    for xv in x:
+        ratio = log_density(xv, q1) - log_density(xv, q2)
+        worst = max(worst, ratio[near].max())
+    return worst
+
+
+@pytest.mark.parametrize("epsilon, lower, upper", [(1.0, 0.0, 3.0), (0.5, -2.0, 4.0), (2.0, 0.0, 1.5), (1.0, 0.0, 0.6)])
+def test_truncated_scale_two_sided_against_brute_force(epsilon, lower, upper):
+    delta = 0.6 if upper - lower > 1 else 0.3
+    b = truncated_scale(epsilon, delta, lower, upper)
+    assert brute_force_truncation_loss(b, delta, lower, upper) == pytest.approx(epsilon, rel=1e-9)
+    assert brute_force_truncation_loss(b * (1 - 1e-6), delta, lower, upper) > epsilon
+    # a finite interval needs less noise than a half-line
+    assert b <= one_sided_truncated_scale(epsilon, delta) * (1 + 1e-12)
+
+
+def test_truncation_loss_decreases_with_the_scale():
+    for lower, upper in [(0.0, np.inf), (0.0, 2.0), (-1.0, 5.0)]:
+        losses = [privacy_loss(dpbook.Truncated(b, lower, upper), 1.0) for b in np.geomspace(0.2, 5, 15)]
+        assert np.all(np.diff(losses) < 0)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_mcglinchey_mason_restriction(epsilon):
+    delta = 1.0
+    for mech_at in (lambda b: dpbook.Truncated(b), lambda b: dpbook.Restricted(stats.laplace(scale=b))):
+        at_laplace = privacy_loss(mech_at(delta / epsilon), delta)
+        assert epsilon < at_laplace <= 2 * epsilon  # Prop. 2: 2ε, and truly more than ε
+        assert at_laplace == pytest.approx(one_sided_truncation_loss(epsilon), rel=1e-9)
+        assert privacy_loss(mech_at(2 * delta / epsilon), delta) <= epsilon  # Cor. 1
+
+
+def test_gaussian_restriction_is_not_private():
+    mech = dpbook.Restricted(stats.norm(scale=1.0))
+    r = privacy_report(mech, 1.0)
+    assert r.epsilon == math.inf and r.kind == "tail" and r.output == math.inf
+    assert privacy_loss(mech, 1.0, window=(0.0, 5.0)) == math.inf  # true values far out
+    bounded = privacy_report(mech, 1.0, domain=(0.0, 2.0), window=(0.0, 5.0))
+    q1, q2 = bounded.q1, bounded.q2
+    x = np.linspace(0.0, 5.0, 2001)
+    direct = (mech.logpdf(x, q1) - mech.logpdf(x, q2)).max()
+    assert bounded.epsilon == pytest.approx(direct, rel=1e-9)
+    assert math.isfinite(bounded.epsilon) and abs(q1 - q2) <= 1.0 + 1e-12
+
+
+# --- one pair, checked against the mechanisms' own densities and distribution functions -------------
+
+
+def direct_pair_loss(mech, q1, q2, xs):
+    """Largest log-ratio of densities on the grid xs and of point masses, from the mechanism's methods."""
+    with np.errstate(invalid="ignore"):
+        d = mech.logpdf(xs, q1) - mech.logpdf(xs, q2)
+    best = np.nanmax(np.where(np.isfinite(mech.logpdf(xs, q1)), d, -np.inf))
+    for (a, p1), (_, p2) in zip(mech.atoms(q1), mech.atoms(q2)):
+        best = max(best, math.log(p1) - math.log(p2))
+    return best
+
+
+@SETTINGS
+@given(st.floats(0.1, 5.0), st.floats(-5, 5), st.floats(0.5, 10), st.floats(-8, 12), st.floats(-8, 12),
+       st.sampled_from(["BIT", "Truncated", "TranslatedRamp", "Laplace"]))
+def test_pair_loss_against_the_mechanisms_densities(b, lower, width, q1, q2, family):
+    upper = lower + width
+    mech = {"BIT": lambda: dpbook.BIT(b, lower, upper), "Truncated": lambda: dpbook.Truncated(b, lower, upper),
+            "TranslatedRamp": lambda: dpbook.TranslatedRamp(b, abs(lower)), "Laplace": lambda: dpbook.Laplace(b)}[family]()
+    if family == "TranslatedRamp":
+        q1, q2 = abs(q1), abs(q2)
+    xs = np.concatenate([np.linspace(lower - 20, upper + 20, 4001), [lower, upper, q1, q2]])
+    if family == "TranslatedRamp":
+        xs = np.concatenate([xs, [0.0, q1 - abs(lower), q2 - abs(lower)]])
+    if family == "Laplace":
+        xs = np.concatenate([xs, [min(q1, q2) - 1.0, max(q1, q2) + 1.0]])
+    loss = pair_loss(mech, q1, q2)
+    assert loss == pytest.approx(direct_pair_loss(mech, q1, q2, xs), rel=1e-9, abs=1e-9)
+
+
+@SETTINGS
+@given(st.floats(0.2, 3.0), st.floats(-6, 6), st.floats(-6, 6), st.sampled_from(["Normalized", "laplace", "norm", "LogLaplace"]))
+def test_pair_loss_against_the_densities_of_other_families(b, q1, q2, family):
+    if family == "Normalized":
+        if not hasattr(dpbook, "Normalized"):
+            return
+        mech = dpbook.Normalized(b, [(-np.inf, -3.0), (-1.0, 0.5), (2.0, 4.0)])
+        xs = np.concatenate([np.linspace(-30, 4, 6001), [-3.0, -1.0, 0.5, 2.0, 4.0, q1, q2]])
+        window = None
+    elif family == "LogLaplace":
+        mech = dpbook.LogLaplace(b)
+        q1, q2 = math.exp(q1 / 3), math.exp(q2 / 3)
+        xs = np.concatenate([np.geomspace(1e-8, 1e8, 6001), [q1, q2]])
+        window = (1e-8, 1e8)
+    else:
+        mech = dpbook.Restricted(getattr(stats, family)(loc=0.3, scale=b))
+        xs = np.concatenate([np.linspace(0.0, 25.0, 6001), [q1 + 0.3, q2 + 0.3]])
+        xs = xs[xs >= 0]
+        window = (0.0, 25.0)
+    l1, l2 = mech.logpdf(xs, q1), mech.logpdf(xs, q2)
+    inside = np.isfinite(l1)
+    direct = (l1[inside] - l2[inside]).max()
+    assert pair_loss(mech, q1, q2, window=window) == pytest.approx(direct, rel=1e-9, abs=1e-9)
+
+
+def test_pair_loss_bounds_event_probabilities():
+    """P(M(q1) ∈ S) <= e^loss P(M(q2) ∈ S) for events S, with equality approached near the worst output."""
+    mech = dpbook.Truncated(0.8, 0.0, 3.0)
+    q1, q2 = 0.0, 1.0
+    loss = pair_loss(mech, q1, q2)
+    edges = np.linspace(0.0, 3.0, 301)
+    ratios = np.log(np.diff(mech.cdf(edges, q1))) - np.log(np.diff(mech.cdf(edges, q2)))
+    assert ratios.max() <= loss + 1e-12
+    h = np.geomspace(1e-9, 3.0, 50)  # S = [0, h]
+    ratios = np.log(mech.cdf(h, q1)) - np.log(mech.cdf(h, q2))
+    assert ratios.max() <= loss + 1e-12
+    assert ratios[0] == pytest.approx(loss, abs=1e-8)
+    assert privacy_loss(mech, 1.0) == pytest.approx(loss, rel=1e-12)
+
+
+def test_pair_loss_vectorized_and_asymmetric():
+    mech = dpbook.Truncated(1.0, 0.0)
+    q1 = np.array([0.0, 1.0, 5.0])
+    out = pair_loss(mech, q1, q1 + 1.0)
+    assert out.shape == (3,)
+    assert out[0] == pytest.approx(one_sided_truncation_loss(1.0), rel=1e-12)
+    assert pair_loss(mech, 1.0, 0.0) == pytest.approx(1 - math.log(2 - math.exp(-1)), rel=1e-12)
+    assert pair_loss(mech, 3.0, 3.0) == 0.0
+
+
+def test_pair_loss_far_from_the_bounds():
+    """q/b up to 700 and beyond: no overflow, no warning, the right limits."""
+    trunc = dpbook.Truncated(1.0, 0.0, 5.0)
+    for q in (-700.0, -5000.0, 705.0, 1e4):
+        assert pair_loss(trunc, q, q + 1.0) == pytest.approx(0.0, abs=1e-12)  # same exponential shape
+    bit = dpbook.BIT(1.0, 0.0, 5.0)
+    assert pair_loss(bit, -699.0, -700.0) == pytest.approx(1.0, rel=1e-12)  # densities inside [0, 5]
+    assert pair_loss(bit, -700.0, -699.0) == pytest.approx(0.0, abs=1e-12)  # the atom at 0
+    one_sided = dpbook.Truncated(1.0, 0.0)
+    assert pair_loss(one_sided, 700.0, 701.0) == pytest.approx(1.0, rel=1e-12)
+    assert privacy_loss(one_sided, 1.0, domain=(650.0, np.inf)) == pytest.approx(1.0, rel=1e-12)
+
+
+# --- normalization and Croft, Sack & Shi --------------------------------------------------------------
+
+
+@needs["Normalized"]
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_normalized_at_truncated_scale_is_exactly_private(epsilon):
+    b = truncated_scale(epsilon, 1.0)
+    mech = dpbook.Normalized(b, [(0.0, np.inf)])
+    assert privacy_loss(mech, 1.0, domain=(0.0, np.inf)) == pytest.approx(epsilon, rel=1e-10)
+
+
+@needs["Normalized"]
+def test_normalized_union_edge_search_matches_a_band_search():
+    """The one-dimensional search over (q, q ± Δ) is justified by monotonicity; check it on a 2-D grid."""
+    mech = dpbook.Normalized(0.7, [(-np.inf, -1.0), (0.0, 0.5), (2.0, 4.0)])
+    domain = (-3.0, 6.0)
+    loss = privacy_loss(mech, 1.0, domain=domain)
+    q = np.linspace(*domain, 181)
+    q1, q2 = np.meshgrid(q, q)
+    near = np.abs(q1 - q2) <= 1.0 + 1e-12
+    grid = pair_loss(mech, q1[near], q2[near])
+    assert grid.max() <= loss + 1e-12
+    assert grid.max() == pytest.approx(loss, abs=1e-3)
+
+
+@needs["CroftLaplace"]
+def test_croft_is_private_near_the_data_only():
+    mech = dpbook.CroftLaplace(1.0, 1.0)
+    r = privacy_report(mech, 1.0)
+    assert r.epsilon == math.inf and r.kind == "tail" and r.output == math.inf
+    # true values in [0, 1], outputs within 10 of them: the worst ratio is e^ε, at the boundary
+    near = privacy_report(mech, 1.0, domain=(0.0, 1.0), window=(-10.0, 11.0))
+    assert near.epsilon == pytest.approx(1.0, rel=1e-9)
+    assert (near.q1, near.q2, near.output) == (0.0, 1.0, 0.0)
+    assert privacy_loss(mech, 1.0, domain=(0.0, 10.0), window=(0.0, 10.0)) == pytest.approx(1.0, rel=1e-9)
+    # outputs 19 beyond the data already break it
+    assert privacy_loss(mech, 1.0, domain=(0.0, 10.0), window=(0.0, 20.0)) > 2.2
+    # formulas.md: log-ratio 21.05 at output 200 for true values 0.5 and 1.5
+    direct = mech.logpdf(200.0, 0.5) - mech.logpdf(200.0, 1.5)
+    assert round(direct, 2) == 21.05
+    assert pair_loss(mech, 0.5, 1.5, window=(0.0, 200.0)) == pytest.approx(direct, rel=1e-9)
+    assert pair_loss(mech, 0.5, 1.5) == math.inf
+
+
+@needs["CroftLaplace"]
+@SETTINGS
+@given(st.floats(0.2, 3.0), st.floats(0.2, 3.0), st.floats(0.0, 8.0), st.floats(0.01, 1.0), st.floats(0.0, 30.0))
+def test_croft_pair_loss_against_its_densities(epsilon, delta, q1, step, reach):
+    mech = dpbook.CroftLaplace(epsilon, delta, lower=-1.0)
+    q2 = q1 + step * delta
+    window = (-1.0, q2 + reach)
+    xs = np.concatenate([np.linspace(-1.0, q2 + reach, 3001), [q1, q2]])
+    for a, b in ((q1, q2), (q2, q1)):
+        direct = (mech.logpdf(xs, a) - mech.logpdf(xs, b)).max()
+        assert pair_loss(mech, a, b, window=window) == pytest.approx(direct, rel=1e-9, abs=1e-12)
+        assert pair_loss(mech, a, b) == (math.inf if mech.scale_at(a) > mech.scale_at(b) else pytest.approx(
+            pair_loss(mech, a, b, window=(-1.0, max(a, b)))))
+
+
+@needs["Normalized"]
+@pytest.mark.parametrize("allowed", [[(0.0, np.inf)], [(0.0, 3.0)], [(-np.inf, 0.0), (2.0, 5.0)], [(0.0, 1.0), (3.0, 4.0), (6.0, np.inf)]])
+def test_croft_uniform_scale_is_private(allowed):
+    """Croft's guarantee is stronger than ε-DP, so its uniform scale must pass the audit (with room)."""
+    scale = dpbook.croft_uniform_scale(1.0, 1.0, allowed)
+    loss = privacy_loss(dpbook.Normalized(scale, allowed), 1.0)
+    assert loss < 1.0
+
+
+# --- the multiplicative mechanism in its own terms ------------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon, K", [(1.0, 1.0), (2.0, 0.5), (0.5, 3.0)])
+def test_log_laplace(epsilon, K):
+    mech = dpbook.LogLaplace(K / epsilon)
+    r = privacy_report(mech, K)  # neighbours |log q1 - log q2| <= K
+    assert r.epsilon == pytest.approx(epsilon, rel=1e-12)
+    assert math.log(r.q2 / r.q1) == pytest.approx(K, rel=1e-12)
+    assert privacy_loss(mech, K, domain=(2.0, 50.0)) == pytest.approx(epsilon, rel=1e-12)
+    # McGlinchey–Mason (10), |q1 - q2| <= K min(q1, q2): log Q moves by at most log(1 + K) <= K
+    assert privacy_loss(mech, K, neighbours="relative") == pytest.approx(epsilon * math.log1p(K) / K, rel=1e-12)
+
+
+def test_log_laplace_fails_for_queries_violating_assumption_10():
+    mech = dpbook.LogLaplace(1.0)
+    # a count that can be 0 (additive neighbours): 0 is released as 0 surely
+    r = privacy_report(mech, 1.0, domain=(0.0, 100.0), neighbours="additive")
+    assert r.epsilon == math.inf and r.kind == "support"
+    # the mean of n values in [γ, 1]: neighbours 1/n apart; the loss is log(1 + 1/(nγ))/b -> inf as γ -> 0
+    n = 10
+    losses = []
+    for gamma in [1e-1, 1e-3, 1e-6]:
+        loss = privacy_loss(mech, 1.0 / n, domain=(gamma, 1.0), neighbours="additive")
+        assert loss == pytest.approx(math.log1p(1 / (n * gamma)), rel=1e-12)
+        losses.append(loss)
+    assert losses[0] < losses[1] < losses[2]
+
+
+# --- bad input -------------------------------------------------------------------------------------------
+
+
+def test_bad_input():
+    mech = dpbook.Truncated(1.0)
+    for bad in (0.0, -1.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="sensitivity"):
+            privacy_loss(mech, bad)
+        with pytest.raises(ValueError, match="epsilon"):
+            truncated_scale(bad, 1.0)
+        with pytest.raises(ValueError, match="sensitivity"):
+            truncated_scale(1.0, bad)
+    for bad in [(1.0, 1.0), (2.0, 1.0), (math.nan, 1.0), (0.0,), "ab", (np.inf, np.inf)]:
+        with pytest.raises(ValueError, match="domain"):
+            privacy_loss(mech, 1.0, domain=bad)
+        with pytest.raises(ValueError, match="window"):
+            privacy_loss(mech, 1.0, window=bad)
+    with pytest.raises(ValueError, match="upper"):
+        truncated_scale(1.0, 1.0, 2.0, 1.0)
+    with pytest.raises(ValueError, match="q1"):
+        pair_loss(mech, math.nan, 1.0)
+    with pytest.raises(ValueError, match="q2"):
+        pair_loss(dpbook.LogLaplace(1.0), 1.0, 0.0)
+    with pytest.raises(ValueError, match="domain"):
+        privacy_loss(dpbook.LogLaplace(1.0), 1.0, domain=(-2.0, 0.0), neighbours="additive")
+    with pytest.raises(ValueError, match="domain"):
+        privacy_loss(dpbook.LogLaplace(1.0), 1.0, domain=(-2.0, 3.0))
+    with pytest.raises(ValueError, match="neighbours"):
+        privacy_loss(mech, 1.0, neighbours="graph")
+    with pytest.raises(NotImplementedError):
+        privacy_loss(mech, 1.0, neighbours="log")
+    with pytest.raises(NotImplementedError):
+        privacy_loss(dpbook.Restricted(stats.logistic()), 1.0)
+
+
+def test_report_fields():
+    r = privacy_report(dpbook.Laplace(1.0), 1.0)
+    assert r.bounded and r.exact and r.epsilon == privacy_loss(dpbook.Laplace(1.0), 1.0)
+    with pytest.raises(Exception):
+        r.epsilon = 2.0

@@ -1,0 +1,160 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, stats
+
+import dpbook
+
+FAST = settings(max_examples=30, deadline=None)
+QUAD = dict(epsabs=0.0, epsrel=1e-12, limit=200)
+
+
+def restricted_moment(base, q, g):
+    """E[g(Ŷ_q)] by quad of the restricted density pdf(x - q) / sf(-q) over [0, ∞), split near q."""
+    w = base.std()
+    f = lambda x: g(x) * base.pdf(x - q)
+    edges = sorted({0.0, *[max(0.0, q + k * w) for k in (-30, -10, -3, -1, 0, 1, 3, 10, 30)]}) + [np.inf]
+    return sum(integrate.quad(f, a, c, **QUAD)[0] for a, c in zip(edges[:-1], edges[1:])) / base.sf(-q)
+
+
+@FAST
+@given(b=st.floats(0.1, 10.0), t=st.floats(0.0, 700.0))
+def test_laplace_bias_closed_form(b, t):
+    """McGlinchey–Mason §3: bias (q + b) / (2 e^{q/b} - 1), for q/b up to 700."""
+    q = t * b
+    exact = (q + b) * np.exp(-t) / (2 - np.exp(-t))
+    got = dpbook.Restricted(stats.laplace(scale=b)).bias(q)
+    assert np.isclose(got, exact, rtol=1e-10, atol=0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(b=st.floats(0.1, 10.0), t=st.one_of(st.floats(0.0, 3.0), st.floats(0.0, 700.0)))
+def test_laplace_agrees_with_truncated(b, t):
+    q = t * b
+    r = dpbook.Restricted(stats.laplace(scale=b))
+    tr = dpbook.Truncated(b, 0.0, np.inf)
+    assert np.isclose(r.variance(q), tr.variance(q), rtol=1e-10)
+    assert np.isclose(r.mse(q), tr.mse(q), rtol=1e-10)
+    assert np.isclose(r.bias(q), tr.bias(q), rtol=1e-10, atol=0)
+    x = q + b * np.array([-3.0, -0.5, 0.0, 0.7, 5.0])
+    x = x[x >= 0]
+    assert np.allclose(r.cdf(x, q), tr.cdf(x, q), rtol=1e-10, atol=1e-300)
+    assert np.allclose(r.logpdf(x, q), tr.logpdf(x, q), rtol=1e-10)
+
+
+BASES = {
+    "norm": stats.norm(scale=1.5),
+    "logistic": stats.logistic(scale=0.8),
+    "t5": stats.t(df=5),
+    "laplace": stats.laplace(scale=2.0),
+}
+
+
+@pytest.mark.parametrize("name", list(BASES))
+@pytest.mark.parametrize("q", [0.0, 0.3, 7.0])
+def test_moments_against_quad(name, q):
+    base = BASES[name]
+    r = dpbook.Restricted(base)
+    m = restricted_moment(base, q, lambda x: x)
+    assert np.isclose(r.mean(q), m, rtol=1e-10)
+    assert np.isclose(r.bias(q), m - q, rtol=1e-8, atol=1e-13)
+    assert np.isclose(r.variance(q), restricted_moment(base, q, lambda x: (x - m) ** 2), rtol=1e-9)
+    assert np.isclose(r.mse(q), restricted_moment(base, q, lambda x: (x - q) ** 2), rtol=1e-9)
+    x = np.array([0.0, 0.1, q, q + 2.0])
+    cdf = [restricted_moment(base, q, lambda y, v=v: float(y <= v)) if v > 0 else 0.0 for v in x]
+    assert np.allclose(r.cdf(x, q), cdf, rtol=1e-9, atol=1e-12)
+
+
+def test_gaussian_far_tail():
+    """Far from 0 the bias E[Z | Z >= -q] is the Mills-ratio term φ(q)/Φ(q), computed without cancellation."""
+    r = dpbook.Restricted(stats.norm)
+    for q in [5.0, 10.0, 30.0]:
+        exact = stats.norm.pdf(q) / stats.norm.cdf(q)
+        assert np.isclose(r.bias(q), exact, rtol=1e-10)
+    assert r.bias(40.0) == pytest.approx(stats.norm.pdf(40.0), rel=1e-10)
+
+
+def test_small_probabilities_keep_relative_accuracy():
+    b = 1.0
+    r, tr = dpbook.Restricted(stats.laplace(scale=b)), dpbook.Truncated(b, 0.0, np.inf)
+    for x, q in [(1e-9, 0.0), (1e-9, 5.0), (1e-300, 1.0), (0.3, 600.0)]:
+        assert isinstance(r.cdf(x, q), float)
+        assert np.isclose(r.cdf(x, q), tr.cdf(x, q), rtol=1e-10, atol=0)
+
+
+def test_true_value_below_zero():
+    """q < 0 (outside the domain) still works: the law of Ŷ_q is then a far-tail conditional."""
+    b = 1.0
+    r, tr = dpbook.Restricted(stats.laplace(scale=b)), dpbook.Truncated(b, 0.0, np.inf)
+    for q in [-0.5, -5.0, -50.0]:
+        assert np.isclose(r.bias(q), tr.bias(q), rtol=1e-10)
+        assert np.isclose(r.variance(q), tr.variance(q), rtol=1e-10)
+
+
+def test_ppf_inverts_cdf_and_sampler():
+    for base in [stats.laplace(scale=1.3), stats.norm]:
+        r = dpbook.Restricted(base)
+        u = np.linspace(0.0, 1.0, 41)[1:-1]
+        for q in [0.0, 1.0, 6.0]:
+            assert np.allclose(r.cdf(r.ppf(u, q), q), u, rtol=1e-10, atol=1e-13)
+            x = r.sample(q, size=20000, rng=np.random.default_rng(11))
+            assert (x >= 0).all()
+            assert stats.kstest(x, lambda t: r.cdf(t, q)).pvalue > 1e-3
+            assert abs(x.mean() - r.mean(q)) < 5 * np.sqrt(r.variance(q) / x.size)
+    assert r.ppf(0.0, 1.0) == 0.0 and r.ppf(1.0, 1.0) == np.inf
+    assert r.sample(np.zeros((2, 3)), rng=np.random.default_rng(0)).shape == (2, 3)
+
+
+@pytest.mark.parametrize("base", [stats.laplace(scale=1.0), stats.norm(scale=2.0), stats.laplace(scale=0.3)])
+@pytest.mark.parametrize("q", [0.0, 0.5, 3.0, 20.0])
+def test_prop6_coupling_dominance(base, q):
+    r = dpbook.Restricted(base)
+    u = np.concatenate([np.geomspace(1e-12, 0.5, 200), 1 - np.geomspace(1e-12, 0.5, 200)])
+    y, y_hat = r.coupling(q, u)
+    assert np.allclose(y, q + base.ppf(u), rtol=1e-12)
+    assert (y_hat >= y).all() and (y_hat >= 0).all()
+    cut = base.cdf(-q)  # u < F_q(0): the base draw is negative, the restricted one is not
+    assert (y_hat[u < cut] > y[u < cut]).all()
+    if q > 3:
+        return
+    # E Ŷ_q - q = ∫_0^1 (Ŷ(u) - Y(u)) du > 0, and it is the bias
+    diff = lambda v: np.subtract(*r.coupling(q, v)[::-1])
+    gap = sum(integrate.quad(diff, a, c, epsabs=0, epsrel=1e-10, limit=200)[0] for a, c in [(0, cut), (cut, 0.5), (0.5, 1)])
+    assert gap > 0
+    assert np.isclose(gap, r.bias(q), rtol=1e-6, atol=1e-12)
+
+
+def test_max_abs_bias():
+    b = 1.7
+    r = dpbook.Restricted(stats.laplace(scale=b))
+    assert r.max_abs_bias() == pytest.approx(b, rel=1e-12)  # bias(0) = (0 + b)/(2 - 1)
+    qs = np.linspace(0, 15 * b, 25)
+    bias = r.bias(qs)
+    assert (np.diff(bias) < 0).all() and bias.max() <= r.max_abs_bias() * (1 + 1e-12)
+    g = dpbook.Restricted(stats.norm)
+    assert g.max_abs_bias() == pytest.approx(np.sqrt(2 / np.pi), rel=1e-10)
+    shifted = dpbook.Restricted(stats.norm(loc=-3.0))  # a biased base: the sup is the limit |E Z| = 3
+    assert shifted.max_abs_bias() == pytest.approx(3.0, rel=1e-10)
+    assert 0 < shifted.bias(0.0) < 3.0 and -3.0 < shifted.bias(5.0) < 0
+
+
+def test_base_forms_and_bad_inputs():
+    assert dpbook.Restricted(stats.norm).bias(1.0) == pytest.approx(dpbook.Restricted(stats.norm()).bias(1.0))
+    with pytest.raises(ValueError, match="base"):
+        dpbook.Restricted(stats.t)  # needs a shape parameter
+    with pytest.raises(ValueError, match="base"):
+        dpbook.Restricted(stats.expon())  # support not the whole line
+    with pytest.raises(ValueError, match="base"):
+        dpbook.Restricted(stats.cauchy())  # no finite mean
+    with pytest.raises(ValueError, match="base"):
+        dpbook.Restricted(stats.poisson(3))
+    with pytest.raises(ValueError, match="base"):
+        dpbook.Restricted("norm")
+    r = dpbook.Restricted(stats.norm)
+    with pytest.raises(ValueError, match="q"):
+        r.bias(np.nan)
+    with pytest.raises(ValueError, match="u"):
+        r.ppf(1.5, 0.0)
+    with pytest.raises(ValueError, match="x"):
+        r.cdf(np.nan, 0.0)

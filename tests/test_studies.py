@@ -1,0 +1,431 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import dpbook
+from dpbook.studies import (
+    bias_rmse,
+    combine_releases,
+    consistent_tree,
+    coverage,
+    max_sample_variance,
+    nearest_correlation,
+    nearest_psd,
+    nonnegative_tree,
+    release_all_but_one,
+    release_rescaled,
+    release_tree,
+    sanitize_covariance,
+    tree_levels,
+    wald_interval,
+)
+
+SETTINGS = settings(max_examples=60, deadline=None)
+
+
+def random_symmetric(seed, p):
+    rng = np.random.default_rng(seed)
+    M = rng.normal(size=(p, p)) * rng.uniform(0.1, 3)
+    return (M + M.T) / 2
+
+
+def random_correlation(rng, p):
+    G = rng.normal(size=(p, p + rng.integers(0, 3)))
+    C = G @ G.T
+    d = np.sqrt(np.diag(C))
+    return C / np.outer(d, d)
+
+
+# --- nearest PSD / correlation ----------------------------------------------------------------
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), st.integers(1, 6))
+def test_nearest_psd_is_the_projection(seed, p):
+    A = random_symmetric(seed, p)
+    X = nearest_psd(A)
+    assert np.allclose(X, X.T)
+    assert np.linalg.eigvalsh(X).min() >= -1e-10
+    assert np.allclose(nearest_psd(X), X, atol=1e-10)
+    # variational inequality of a projection onto a convex set: <A - X, Z - X> <= 0 for every PSD Z
+    rng = np.random.default_rng(seed + 1)
+    for _ in range(20):
+        G = rng.normal(size=(p, p))
+        Z = G @ G.T * rng.uniform(0, 3)
+        assert np.sum((A - X) * (Z - X)) <= 1e-9 * max(1, np.abs(A).max()) ** 2
+
+
+def test_higham_published_example():
+    # Higham (2002), §4: the nearest correlation matrix to tridiag(-1, 2, -1), W = I
+    A = np.array([[2, -1, 0, 0], [-1, 2, -1, 0], [0, -1, 2, -1], [0, 0, -1, 2]], dtype=float)
+    published = np.array(
+        [
+            [1.0000, -0.8084, 0.1916, 0.1068],
+            [-0.8084, 1.0000, -0.6562, 0.1916],
+            [0.1916, -0.6562, 1.0000, -0.8084],
+            [0.1068, 0.1916, -0.8084, 1.0000],
+        ]
+    )
+    X = nearest_correlation(A)
+    assert np.abs(X - published).max() < 5e-5
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), st.integers(2, 6))
+def test_nearest_correlation_first_order_optimality(seed, p):
+    A = random_symmetric(seed, p)
+    X = nearest_correlation(A)
+    assert np.allclose(np.diag(X), 1.0)
+    assert np.allclose(X, X.T)
+    assert np.linalg.eigvalsh(X).min() >= -1e-9
+    rng = np.random.default_rng(seed + 7)
+    scale = max(1.0, np.abs(A).max())
+    for _ in range(30):
+        Z = random_correlation(rng, p)
+        assert np.sum((A - X) * (Z - X)) <= 1e-7 * scale**2
+        assert np.linalg.norm(A - X) <= np.linalg.norm(A - Z) + 1e-9 * scale
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), st.integers(1, 6))
+def test_nearest_correlation_fixed_point(seed, p):
+    C = random_correlation(np.random.default_rng(seed), p)
+    assert np.allclose(nearest_correlation(C), C, atol=1e-9)
+
+
+@SETTINGS
+@given(st.floats(0.01, 10), st.floats(0.01, 10), st.floats(-20, 20))
+def test_nearest_correlation_2x2_closed_form(a, d, c):
+    # unit diagonal is forced; the off-diagonal is free in [-1, 1]: the answer clips c
+    X = nearest_correlation([[a, c], [c, d]])
+    assert np.isclose(X[0, 1], np.clip(c, -1, 1), atol=1e-9)
+
+
+def test_nearest_correlation_bad_input():
+    with pytest.raises(ValueError, match="A"):
+        nearest_correlation([[1, 2], [0, 1]])
+    with pytest.raises(ValueError, match="A"):
+        nearest_correlation([1, 2, 3])
+    with pytest.raises(ValueError, match="A"):
+        nearest_psd([[1, np.nan], [np.nan, 1]])
+    with pytest.raises(ValueError, match="tol"):
+        nearest_correlation(np.eye(2), tol=0)
+    with pytest.raises(ValueError, match="max_iter"):
+        nearest_correlation(np.eye(2), max_iter=0)
+
+
+# --- bounds ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", range(2, 16))
+def test_max_sample_variance_by_enumeration(n):
+    # the variance is convex in the data, so its maximum is at a vertex of the box
+    lo, hi = -1.5, 2.0
+    best = max(np.var([hi] * k + [lo] * (n - k), ddof=1) for k in range(n + 1))
+    assert np.isclose(max_sample_variance(lo, hi, n), best, rtol=1e-13)
+    with pytest.raises(ValueError, match="n"):
+        max_sample_variance(0, 1, 1)
+    with pytest.raises(ValueError, match="lower|upper"):
+        max_sample_variance(1, 0, 5)
+
+
+# --- the universal-histogram tree ---------------------------------------------------------------
+
+
+def design(k, h):
+    """Rows: the nodes of the tree (root first, level by level); columns: the leaves."""
+    leaves = k ** (h - 1)
+    rows = []
+    for d in range(h):
+        width = k ** (h - 1 - d)
+        for j in range(k**d):
+            r = np.zeros(leaves)
+            r[j * width:(j + 1) * width] = 1
+            rows.append(r)
+    return np.array(rows)
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), st.sampled_from([(2, 2), (2, 3), (2, 4), (3, 2), (3, 3), (4, 3)]))
+def test_consistent_tree_is_least_squares(seed, kh):
+    k, h = kh
+    rng = np.random.default_rng(seed)
+    H = design(k, h)
+    y = rng.normal(size=H.shape[0]) * rng.uniform(0.1, 5)
+    levels = np.split(y, np.cumsum([k**d for d in range(h)])[:-1])
+    out = consistent_tree(levels, k)
+    fitted = H @ np.linalg.lstsq(H, y, rcond=None)[0]
+    assert np.allclose(np.concatenate(out), fitted, atol=1e-10)
+    for d in range(h - 1):
+        assert np.allclose(out[d], out[d + 1].reshape(-1, k).sum(-1), atol=1e-12)
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), st.sampled_from([(2, 2), (2, 3), (2, 4), (3, 3)]), st.floats(-3, 3))
+def test_consistent_tree_with_known_root_is_constrained_least_squares(seed, kh, root):
+    k, h = kh
+    rng = np.random.default_rng(seed)
+    H = design(k, h)
+    y = rng.normal(size=H.shape[0])
+    levels = np.split(y, np.cumsum([k**d for d in range(h)])[:-1])
+    out = consistent_tree(levels, k, root=root)
+    # leaves x = x0 + N t with 1'x = root; least squares over the non-root nodes
+    L = H.shape[1]
+    x0 = np.full(L, root / L)
+    N = np.linalg.svd(np.ones((1, L)))[2][1:].T
+    t = np.linalg.lstsq(H[1:] @ N, y[1:] - H[1:] @ x0, rcond=None)[0]
+    fitted = H @ (x0 + N @ t)
+    assert np.isclose(out[0][0], root)
+    assert np.allclose(np.concatenate(out), fitted, atol=1e-10)
+
+
+def test_consistent_tree_fixed_point_and_batches():
+    rng = np.random.default_rng(3)
+    leaves = rng.dirichlet(np.ones(8), size=(5, 2))
+    true = tree_levels(leaves, 2)
+    assert [lv.shape for lv in true] == [(5, 2, 1), (5, 2, 2), (5, 2, 4), (5, 2, 8)]
+    for a, b in zip(consistent_tree(true, 2), true):
+        assert np.allclose(a, b, atol=1e-14)
+    for a, b in zip(consistent_tree(true, 2, root=1.0), true):
+        assert np.allclose(a, b, atol=1e-14)
+    # batches agree with one tree at a time
+    noisy = [lv + rng.normal(size=lv.shape) for lv in true]
+    batch = consistent_tree(noisy, 2)
+    one = consistent_tree([lv[3, 1] for lv in noisy], 2)
+    for a, b in zip(batch, one):
+        assert np.allclose(a[3, 1], b)
+
+
+def test_tree_bad_input():
+    with pytest.raises(ValueError, match="branching"):
+        tree_levels([0.5, 0.5], branching=1)
+    with pytest.raises(ValueError, match="power"):
+        tree_levels([0.2, 0.3, 0.5], branching=2)
+    with pytest.raises(ValueError, match="levels"):
+        consistent_tree([[1.0], [0.5, 0.5, 0.0]], 2)
+
+
+def test_nonnegative_tree_footnote():
+    # root 1; children (1.2, -0.2) -> (1, 0); leaves under the first child (0.7, 0.5) rescaled to 1
+    tree = [np.array([1.0]), np.array([1.2, -0.2]), np.array([0.7, 0.5, -0.3, 0.1])]
+    out = nonnegative_tree(tree, 2)
+    assert np.allclose(out[1], [1.0, 0.0])
+    assert np.allclose(out[2], [0.7 / 1.2, 0.5 / 1.2, 0.0, 0.0])
+    # a group under a positive parent with all members <= 0 is split equally
+    out = nonnegative_tree([np.array([1.0]), np.array([1.0, 0.0]), np.array([-0.1, 1.1, 0.1, -0.1])], 2)
+    assert np.allclose(out[2], [0.0, 1.0, 0.0, 0.0])
+    out = nonnegative_tree([np.array([1.0]), np.array([1.2, -0.2]), np.array([-0.1, -0.1, 0.1, -0.3])], 2)
+    assert np.allclose(out[2], [0.5, 0.5, 0.0, 0.0])
+
+
+@SETTINGS
+@given(st.integers(0, 10**6))
+def test_nonnegative_tree_keeps_nonnegative_trees_and_is_consistent(seed):
+    rng = np.random.default_rng(seed)
+    true = tree_levels(rng.dirichlet(np.ones(8)), 2)
+    for a, b in zip(nonnegative_tree(true, 2), true):
+        assert np.allclose(a, b)
+    noisy = consistent_tree([true[0]] + [lv + rng.normal(scale=0.3, size=lv.shape) for lv in true[1:]], 2, root=1.0)
+    out = nonnegative_tree(noisy, 2)
+    assert all((lv >= 0).all() for lv in out)
+    for d in range(len(out) - 1):
+        assert np.allclose(out[d], out[d + 1].reshape(-1, 2).sum(-1))
+
+
+# --- releases ------------------------------------------------------------------------------------
+
+
+P = np.array([0.05, 0.15, 0.3, 0.5])
+
+
+@pytest.mark.parametrize("kind", ["bit", "truncated"])
+def test_releases_sum_to_one(kind):
+    rng = np.random.default_rng(0)
+    p = np.broadcast_to(P, (2000, 4))
+    r = release_rescaled(p, 0.2, kind, rng=rng)
+    assert r.shape == p.shape and np.allclose(r.sum(-1), 1) and (r >= 0).all()
+    a = release_all_but_one(p, 0.2, kind, rng=rng)
+    assert a.shape == p.shape and np.allclose(a.sum(-1), 1) and (a[:, :3] >= 0).all()
+    assert (a[:, 3] < 0).any()  # the derived proportion is not bounded
+    t = release_tree(p, 0.2, kind, rng=rng)
+    assert np.allclose(t[0], 1) and np.allclose(t[2].sum(-1), 1) and (t[2] >= 0).all()
+    assert np.allclose(t[1], t[2].reshape(-1, 2, 2).sum(-1))
+
+
+@pytest.mark.parametrize("kind", ["bit", "truncated"])
+def test_all_but_one_means(kind):
+    # the three sanitized proportions have the mechanism's mean; the last one is 1 minus their sum
+    rng = np.random.default_rng(1)
+    b, reps = 0.1, 40_000
+    a = release_all_but_one(np.broadcast_to(P, (reps, 4)), b, kind, rng=rng)
+    mech = dpbook.studies.bounded_mechanism(kind, b, 0.0, 1.0)
+    exact = np.asarray(mech.mean(P[:3]))
+    se = a[:, :3].std(0) / np.sqrt(reps)
+    assert (np.abs(a[:, :3].mean(0) - exact) < 5 * se).all()
+    se4 = a[:, 3].std() / np.sqrt(reps)
+    assert abs(a[:, 3].mean() - (1 - exact.sum())) < 5 * se4
+
+
+@pytest.mark.parametrize("kind", ["bit", "truncated"])
+def test_tree_release_equals_pipeline(kind):
+    # same seed, same draws: release_tree is noise -> consistent_tree(root=1) -> nonnegative_tree
+    p = np.broadcast_to(P, (50, 4))
+    out = release_tree(p, 0.3, kind, rng=np.random.default_rng(5))
+    rng = np.random.default_rng(5)
+    mech = dpbook.studies.bounded_mechanism(kind, 0.3, 0.0, 1.0)
+    true = tree_levels(p)
+    noisy = [true[0]] + [np.asarray(mech.sample(lv, rng=rng)) for lv in true[1:]]
+    expected = nonnegative_tree(consistent_tree(noisy, root=1.0))
+    for a, b in zip(out, expected):
+        assert np.allclose(a, b)
+
+
+def test_release_bad_input():
+    with pytest.raises(ValueError, match="p"):
+        release_rescaled([0.5, 0.6], 0.1, "bit")
+    with pytest.raises(ValueError, match="scale"):
+        release_all_but_one(P, 0.0, "bit")
+    with pytest.raises(ValueError, match="kind"):
+        release_tree(P, 0.1, "laplace")
+    with pytest.raises(ValueError, match="kind"):
+        dpbook.studies.bounded_mechanism("gauss", 1.0, 0.0, 1.0)
+
+
+# --- covariance study --------------------------------------------------------------------------
+
+
+def bivariate(n, rho, rng, sd=(1.0, 2.0), bound=4.0):
+    z = rng.multivariate_normal([0, 0], [[sd[0] ** 2, rho * sd[0] * sd[1]], [rho * sd[0] * sd[1], sd[1] ** 2]], size=n)
+    return np.clip(z, [-bound * sd[0], -bound * sd[1]], [bound * sd[0], bound * sd[1]])
+
+
+@pytest.mark.parametrize("kind", ["bit", "truncated"])
+def test_sanitize_covariance_moments(kind):
+    rng = np.random.default_rng(11)
+    x = bivariate(200, 0.5, rng)
+    lo, hi = (-4.0, -8.0), (4.0, 8.0)
+    out = sanitize_covariance(x, lo, hi, 1.0, kind, 4000, rng=rng)
+    v1, v2, cov, corr = out["original"]
+    S = np.cov(x, rowvar=False)
+    assert np.isclose(v1, S[0, 0]) and np.isclose(cov, S[0, 1])
+    b1, b2, bc = out["scale"]
+    assert np.isclose(b1, 3 * 8.0**2 / 200) and np.isclose(bc, 3 * 8.0 * 16.0 / 200)
+    # each released variance has the mechanism's closed-form mean
+    m1 = dpbook.studies.bounded_mechanism(kind, b1, 0.0, max_sample_variance(-4, 4, 200))
+    se = out["var1"].std() / np.sqrt(4000)
+    assert abs(out["var1"].mean() - m1.mean(v1)) < 5 * se
+    # the covariance, given the released variances, has the conditional mean (Rao-Blackwell check)
+    se = (out["cov"] - out["cov_mean"]).std() / np.sqrt(4000)
+    assert abs((out["cov"] - out["cov_mean"]).mean()) < 5 * se
+    c = np.sqrt(out["var1"] * out["var2"])
+    assert (np.abs(out["cov"]) <= c + 1e-12).all()
+    assert (np.abs(out["corr"][c > 0]) <= 1 + 1e-12).all() and np.isnan(out["corr"][c == 0]).all()
+
+
+def test_sanitize_covariance_bad_input():
+    x = bivariate(20, 0.0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="x"):
+        sanitize_covariance(x * 10, (-4, -8), (4, 8), 1.0, "bit", 3)
+    with pytest.raises(ValueError, match="epsilon"):
+        sanitize_covariance(x, (-4, -8), (4, 8), 0.0, "bit", 3)
+    with pytest.raises(ValueError, match="kind"):
+        sanitize_covariance(x, (-4, -8), (4, 8), 1.0, "laplace", 3)
+    with pytest.raises(ValueError, match="reps"):
+        sanitize_covariance(x, (-4, -8), (4, 8), 1.0, "bit", 0)
+
+
+# --- inference summaries -----------------------------------------------------------------------
+
+
+def test_wald_coverage_bias_rmse():
+    lo, hi = wald_interval(np.array([0.5, 0.0, 1.2]), 100)
+    assert np.allclose(hi[0] - lo[0], 2 * stats.norm.ppf(0.975) * 0.05)
+    assert lo[1] == hi[1] == 0.0 and lo[2] == hi[2] == 1.2
+    rate, se = coverage(np.array([0, 1, 2, 3.0]), np.array([1, 2, 3, 4.0]), 1.5)
+    assert rate == 0.25 and np.isclose(se, np.sqrt(0.25 * 0.75 / 4))
+    b, r = bias_rmse(np.array([1.0, 3.0]), 1.0)
+    assert b == 1.0 and np.isclose(r, np.sqrt(2))
+    with pytest.raises(ValueError, match="level"):
+        wald_interval(0.5, 10, level=1.0)
+    with pytest.raises(ValueError, match="n"):
+        wald_interval(0.5, 0)
+
+
+def test_wald_coverage_of_binomial_proportion():
+    rng = np.random.default_rng(2)
+    n, p, reps = 400, 0.3, 20_000
+    phat = rng.binomial(n, p, size=reps) / n
+    rate, se = coverage(*wald_interval(phat, n), p)
+    exact = sum(stats.binom.pmf(k, n, p) for k in range(n + 1)
+                if abs(k / n - p) <= stats.norm.ppf(0.975) * np.sqrt(k / n * (1 - k / n) / n))
+    assert abs(rate - exact) < 5 * np.sqrt(exact * (1 - exact) / reps)
+
+
+def test_combine_releases_unbiased_and_covers():
+    # original estimate ~ N(theta, s^2) with a variance estimate; m releases add N(0, tau^2) noise
+    rng = np.random.default_rng(4)
+    reps, m, s, tau, theta = 40_000, 5, 0.3, 0.5, 1.0
+    orig = theta + s * rng.normal(size=reps)
+    within = s**2 * rng.chisquare(200, size=(m, reps)) / 200
+    rel = orig + tau * rng.normal(size=(m, reps))
+    qbar, T, df = combine_releases(rel, within, axis=0)
+    target = s**2 + tau**2 / m
+    assert abs(T.mean() - target) < 5 * T.std() / np.sqrt(reps)
+    assert abs(((qbar - theta) ** 2).mean() - target) < 5 * ((qbar - theta) ** 2).std() / np.sqrt(reps)
+    half = stats.t.ppf(0.975, df) * np.sqrt(T)
+    rate, se = coverage(qbar - half, qbar + half, theta)
+    assert abs(rate - 0.95) < 5 * np.sqrt(0.95 * 0.05 / reps) + 0.005
+    with pytest.raises(ValueError, match="variances"):
+        combine_releases([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="estimates"):
+        combine_releases([1.0], [1.0])
+
+
+# --- exact coverage and tree noise ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", [None, "bit", "truncated", "laplace"])
+@pytest.mark.parametrize("n,p,b", [(60, 0.05, 0.05), (300, 0.3, 0.01), (1000, 0.5, 0.002)])
+def test_wald_coverage_matches_simulation(kind, n, p, b):
+    from dpbook.studies import wald_coverage
+
+    rng = np.random.default_rng(n)
+    mech = {None: None, "laplace": dpbook.Laplace(b)}.get(kind) or (
+        dpbook.studies.bounded_mechanism(kind, b, 0.0, 1.0) if kind else None)
+    reps = 40_000
+    phat = rng.binomial(n, p, size=reps) / n
+    x = phat if mech is None else mech.sample(phat, rng=rng)
+    rate, _ = coverage(*wald_interval(x, n), p)
+    exact = wald_coverage(p, n, mech)
+    assert abs(rate - exact) < 5 * np.sqrt(exact * (1 - exact) / reps)
+
+
+def test_wald_coverage_bad_input():
+    from dpbook.studies import wald_coverage
+
+    with pytest.raises(ValueError, match="p"):
+        wald_coverage(0.0, 10)
+    with pytest.raises(ValueError, match="n"):
+        wald_coverage(0.5, 0)
+
+
+def test_consistent_tree_covariance_closed_forms_and_simulation():
+    from dpbook.studies import consistent_tree_covariance
+
+    C = consistent_tree_covariance(2, 3, root_known=True)
+    assert np.allclose(np.diag(C), [0, 1 / 3, 1 / 3, 7 / 12, 7 / 12, 7 / 12, 7 / 12])
+    assert np.allclose(C[0], 0)
+    # unknown root (Hay et al.): every node's variance is below the noise variance 1
+    U = consistent_tree_covariance(2, 3)
+    assert (np.diag(U) < 1).all()
+    rng = np.random.default_rng(8)
+    reps, b = 100_000, 0.7
+    levels = [np.zeros((reps, 1))] + [rng.laplace(0, b, size=(reps, 2**d)) for d in (1, 2)]
+    out = np.concatenate(consistent_tree(levels, 2, root=0.0), axis=-1)
+    emp = np.cov(out[:, 1:], rowvar=False)
+    se = np.sqrt((np.mean(out[:, 1:] ** 4, 0) - np.var(out[:, 1:], 0) ** 2) / reps)
+    assert (np.abs(np.diag(emp) - 2 * b**2 * np.diag(C)[1:]) < 5 * se).all()
+    with pytest.raises(ValueError, match="height"):
+        consistent_tree_covariance(2, 1)

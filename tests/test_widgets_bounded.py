@@ -1,0 +1,58 @@
+import time
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+
+from dpbook.widgets import VIEWS
+from dpbook.widgets import bounded as w
+
+matplotlib.use("Agg")
+
+NAMES = ["draw_likelihood_ratio", "draw_neighbour_changes", "draw_bounded_laws", "draw_mse_rates"]
+
+CHANGED = [
+    ("draw_likelihood_ratio", {"epsilon": 0.1}),
+    ("draw_likelihood_ratio", {"sensitivity": 3.0, "q": -3.0}),
+    ("draw_neighbour_changes", {"statistic": "covariance"}),
+    ("draw_neighbour_changes", {"statistic": "covariance", "n": 6, "relation": "substitution"}),
+    ("draw_neighbour_changes", {"statistic": "mean", "n": 3, "relation": "add_remove"}),
+    ("draw_bounded_laws", {"q": -1.0}),
+    ("draw_bounded_laws", {"q": 2.0, "epsilon": 0.05, "lower": -2.0, "upper": 0.5}),
+    ("draw_mse_rates", {"mechanism": "truncated"}),
+    ("draw_mse_rates", {"epsilon": 0.1, "position": 0.0}),
+]
+
+
+def test_all_views_registered():
+    assert set(NAMES) == set(w.__all__)
+    for name in NAMES:
+        assert VIEWS[name].draw is getattr(w, name)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_defaults_draw_fast(name):
+    v = VIEWS[name]
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        fig = v.draw(**v.defaults)
+        times.append(time.perf_counter() - t)
+        assert isinstance(fig, matplotlib.figure.Figure)
+        plt.close(fig)
+    assert min(times) < 0.1
+
+
+@pytest.mark.parametrize("name, params", CHANGED)
+def test_changed_controls(name, params):
+    v = VIEWS[name]
+    for key in params:
+        assert key in v.controls
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        fig = v.draw(**{**v.defaults, **params})
+        times.append(time.perf_counter() - t)
+        assert isinstance(fig, matplotlib.figure.Figure)
+        plt.close(fig)
+    assert min(times) < 0.1
