@@ -15,6 +15,8 @@ The library behind the dpbook textbook.  One module per idea of the book:
 ``privacy``        the exact auditor :func:`privacy_loss` and :func:`truncated_scale`
 ``sensitivity``    global sensitivities of bounded-data statistics (Liu's supplement)
 ``studies``        Higham's projection, the universal-histogram tree, combining rules
+``choosing``       every mechanism calibrated to the same exact ε, compared; the decision table
+``peers``          side-by-side runs of IBM's diffprivlib (imported only when used)
 ``classroom``      a checker for the exercises' numeric answers
 ``plotting``       the shared figure style; ``widgets`` the chapters' interactive views
 =================  ==========================================================================
@@ -23,6 +25,7 @@ Every name below is importable from ``dpbook`` directly.
 """
 
 from . import (
+    choosing,
     classroom,
     clamping,
     laplace,
@@ -30,6 +33,7 @@ from . import (
     multiplicative,
     normalization,
     optimal,
+    peers,
     postprocessing,
     privacy,
     restriction,
@@ -37,6 +41,7 @@ from . import (
     studies,
     truncation,
 )
+from .choosing import *  # noqa: F401,F403
 from .clamping import *  # noqa: F401,F403
 from .laplace import Laplace, laplace_scale
 from .mechanism import Mechanism
@@ -51,7 +56,7 @@ from .studies import *  # noqa: F401,F403
 from .truncation import *  # noqa: F401,F403
 
 __all__ = ["Laplace", "Mechanism", "laplace_scale"]
-for _module in (clamping, truncation, postprocessing, restriction, multiplicative, normalization, optimal, privacy, sensitivity, studies):
+for _module in (choosing, clamping, truncation, postprocessing, restriction, multiplicative, normalization, optimal, privacy, sensitivity, studies):
     __all__ += list(_module.__all__)
 del _module
 

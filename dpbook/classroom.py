@@ -1,3 +1,616 @@
-"""(being written)"""
+"""A checker for the exercises' numeric answers that never shows the answer.
 
-__all__ = []
+The student edition of the book (``python tools/student_edition.py``) removes every solution.  For an
+exercise whose answer is a number (or a few numbers), a student can still ask whether a result is
+right::
+
+    >>> from dpbook import classroom
+    >>> classroom.check("ch02-ex-scale", [19.51, 1.613, 0.4245]).correct
+    True
+    >>> classroom.check("ch02-ex-scale", [20.0, 1.6, 0.4]).correct
+    False
+
+The answers are not stored as numbers: each exercise label maps to an :class:`Answer` holding a
+function that recomputes the answer with dpbook when asked, and the tolerance within which a
+student's value counts as right.  The verdict's message names the tolerance and the expected shape
+of the answer, never the value.
+
+Registering an exercise (chapter writers)
+-----------------------------------------
+Every exercise whose answer is a number or a few numbers is registered; one whose answer is a proof
+or prose is not.  Add one entry per numeric exercise, in the chapter's section below, with the
+decorator :func:`answer`: the label is the exercise's ``:label:``, the function takes no argument and
+returns the answer computed with dpbook the way the chapter's solution computes it (a number or a
+sequence of numbers, never a typed-in value), and ``expects`` tells the student what to submit and
+in which order::
+
+    @answer("ch06-ex-fair", rel_tol=5e-3, expects="the ratio of the two biases at q = 0 for ε = 1")
+    def _ch06_ex_fair():
+        return dpbook.Truncated(dpbook.truncated_scale(1.0, 1.0)).bias(0.0) / dpbook.BIT(1.0).bias(0.0)
+
+The same can be done without a decorator, ``register("label", function, rel_tol=...)``, which is
+what the decorator calls.  Choose the tolerance from what the exercise asks for: the default for the
+book is ``rel_tol=5e-3`` (three significant digits), tighter (``1e-3``) where a coarser answer would
+be a different answer (an integer, a value next to its limit); an answer that may be zero needs
+``abs_tol``.  The function runs at the first check of its label in a session (the values are then
+kept); keep it under a second or so.  It calls the library as the chapters do, ``dpbook.NAME``
+(never from :mod:`dpbook.widgets`: nothing in the library imports the views).
+
+Then end the exercise's statement with one line, ``You can check your result with
+`dpbook.classroom.check("label", values)` (...)``, naming the values in order, and give
+``tests/test_classroom.py`` the expression that reads the answer off the solution's own code
+(``FROM_SOLUTION``): the test runs the solution and checks that the registered answer agrees.
+Exercises that are not registered are listed there in ``NOT_NUMERIC`` with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+import dpbook
+
+__all__ = ["ANSWERS", "Answer", "Verdict", "answer", "check", "register"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A registered numeric answer: how to compute it and how close a student's value must be.
+
+    Attributes
+    ----------
+    compute : callable
+        ``compute() -> float or sequence of floats``, the answer recomputed with dpbook.
+    rel_tol, abs_tol : float
+        A value ``v`` counts as right for the answer ``a`` when
+        ``|v - a| <= max(rel_tol * |a|, abs_tol)``, entry by entry.
+    expects : str
+        What to submit (in words), shown to the student; never the value.
+    """
+
+    compute: Callable
+    rel_tol: float = 1e-3
+    abs_tol: float = 0.0
+    expects: str = "a number"
+
+    def tolerance(self):
+        """The tolerance in words, e.g. ``'0.1% (relative)'``."""
+        parts = []
+        if self.rel_tol > 0:
+            parts.append(f"{100 * self.rel_tol:g}% (relative)")
+        if self.abs_tol > 0:
+            parts.append(f"{self.abs_tol:g} (absolute)")
+        return " or ".join(parts)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The result of :func:`check`: ``correct`` and a message that does not contain the answer."""
+
+    label: str
+    correct: bool
+    message: str
+
+    def __bool__(self):
+        return self.correct
+
+    def __repr__(self):
+        return self.message
+
+    def _repr_markdown_(self):
+        return ("✅ " if self.correct else "❌ ") + self.message
+
+
+#: every registered exercise, by label
+ANSWERS: dict[str, Answer] = {}
+#: answers already computed in this session: label -> (entry, values)
+_COMPUTED: dict = {}
+
+
+def register(label, compute, rel_tol=1e-3, abs_tol=0.0, expects="a number"):
+    """Register the numeric answer of exercise ``label`` (see the module docstring); returns ``compute``."""
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"label must be a non-empty string, got {label!r}")
+    if not callable(compute):
+        raise ValueError(f"compute must be a function of no argument, got {compute!r}")
+    for name, tol in (("rel_tol", rel_tol), ("abs_tol", abs_tol)):
+        if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {tol!r}")
+    if rel_tol == 0 and abs_tol == 0:
+        raise ValueError(f"rel_tol and abs_tol cannot both be 0 for {label!r}")
+    if label in ANSWERS:
+        raise ValueError(f"label {label!r} is already registered")
+    ANSWERS[label] = Answer(compute, float(rel_tol), float(abs_tol), expects)
+    return compute
+
+
+def answer(label, rel_tol=1e-3, abs_tol=0.0, expects="a number"):
+    """Decorator form of :func:`register`: ``@answer("ch02-ex-scale", rel_tol=5e-3)`` on a function."""
+
+    def decorate(compute):
+        return register(label, compute, rel_tol=rel_tol, abs_tol=abs_tol, expects=expects)
+
+    return decorate
+
+
+def _values(name, value):
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or a sequence of numbers, got {value!r}") from None
+    return arr.ravel()
+
+
+def check(label, value):
+    """Whether ``value`` is the right answer to exercise ``label``, without revealing the answer.
+
+    Parameters
+    ----------
+    label : str
+        The exercise's label, e.g. ``"ch02-ex-scale"`` (see :data:`ANSWERS` for the registered ones).
+    value : float or sequence of floats
+        The student's answer, in the order the exercise asks for.
+
+    Returns
+    -------
+    Verdict
+        True-ish when right; its message says whether the answer is within the tolerance and, if the
+        number of values is wrong, how many are expected.
+    """
+    try:
+        entry = ANSWERS[label]
+    except (KeyError, TypeError):
+        raise ValueError(f"label {label!r} has no registered numeric answer; known: {sorted(ANSWERS)}") from None
+    got = _values("value", value)
+    if label not in _COMPUTED or _COMPUTED[label][0] is not entry:
+        _COMPUTED[label] = (entry, _values(f"the registered answer of {label}", entry.compute()))
+    want = _COMPUTED[label][1]
+    tol = entry.tolerance()
+    if got.size != want.size:
+        return Verdict(label, False, f"{label}: expected {want.size} number(s) ({entry.expects}), got {got.size}.")
+    with np.errstate(invalid="ignore"):
+        ok = bool(np.all(np.abs(got - want) <= np.maximum(entry.rel_tol * np.abs(want), entry.abs_tol)))
+    if ok:
+        return Verdict(label, True, f"{label}: correct, within {tol} of dpbook's answer.")
+    return Verdict(label, False, f"{label}: not yet; not within {tol} of dpbook's answer ({entry.expects}).")
+
+
+# --- Part I ----------------------------------------------------------------------------------------
+
+
+@answer("ch01-ex-calibrate", rel_tol=5e-3,
+        expects="for n = 1000, [0, 200], ε = 0.5: the scale b of the mean, the sd of its release, "
+                "then the same two for the variance")
+def _ch01_ex_calibrate():
+    n, lo, hi, eps = 1000, 0.0, 200.0, 0.5
+    out = []
+    for sensitivity in (dpbook.mean_sensitivity(lo, hi, n), dpbook.variance_sensitivity(lo, hi, n)):
+        b = dpbook.laplace_scale(eps, sensitivity)
+        out += [b, math.sqrt(dpbook.Laplace(b).variance(0.0))]
+    return out
+
+
+@answer("ch01-ex-histogram", rel_tol=1e-3,
+        expects="the ℓ1 sensitivities for n = 4: substitution with each data set's own size, substitution with "
+                "the public n, then add/remove with own size, add/remove with public n")
+def _ch01_ex_histogram():
+    n, cells = 4, np.eye(3)
+    statistics = (lambda d: d.mean(axis=1), lambda d: d.sum(axis=1) / n)
+    return [dpbook.brute_force_sensitivity(f, cells, n, relation) for relation in dpbook.RELATIONS
+            for f in statistics]
+
+
+@answer("ch01-ex-sd", rel_tol=1e-3,
+        expects="the sensitivity of the sample standard deviation of records in [0, 1] for n = 3, 4, 6 "
+                "(the same under both neighbour relations)")
+def _ch01_ex_sd():
+    def sd(d):
+        return np.sqrt(dpbook.sample_variance(d))
+
+    return [dpbook.brute_force_sensitivity(sd, np.linspace(0.0, 1.0, 9), n) for n in (3, 4, 6)]
+
+
+@answer("ch01-ex-tight", rel_tol=1e-3,
+        expects="the probability ratio P(q' + L_b ∈ S) / P(q + L_b ∈ S) of a violating event for ε = Δ = 1, b = 0.8")
+def _ch01_ex_tight():
+    lap, t = dpbook.Laplace(0.8), 3.0
+    return (1 - lap.cdf(t, 1.0)) / (1 - lap.cdf(t, 0.0))
+
+
+@answer("ch02-ex-one-sided", rel_tol=1e-3,
+        expects="the bias at q = l with b = 1 of truncation to [l, ∞), then of BIT on [l, ∞)")
+def _ch02_ex_one_sided():
+    return [dpbook.Truncated(1.0, 0.0, np.inf).bias(0.0), dpbook.BIT(1.0, 0.0, np.inf).bias(0.0)]
+
+
+@answer("ch02-ex-ratio", rel_tol=5e-3,
+        expects="the ratio BIT bias / truncated bias at q = l for w/b = 0.1, 1, 10, 100, in that order")
+def _ch02_ex_ratio():
+    return [dpbook.BIT(1.0, 0.0, w).bias(0.0) / dpbook.Truncated(1.0, 0.0, w).bias(0.0) for w in (0.1, 1.0, 10.0, 100.0)]
+
+
+@answer("ch02-ex-vector", rel_tol=5e-3,
+        expects="the common scale b, the budget each coordinate spends, then the BIT bias at q = 0.005")
+def _ch02_ex_vector():
+    n, eps = 400, 1.0
+    b = dpbook.laplace_scale(eps, dpbook.histogram_sensitivity(n, "substitution"))
+    bit = dpbook.BIT(b, 0.0, 1.0)
+    return [b, dpbook.privacy_loss(bit, dpbook.proportion_sensitivity(n)), bit.bias(0.005)]
+
+
+@answer("ch02-ex-scale", rel_tol=5e-3,
+        expects="the smallest ε-DP scales of one-sided truncation with Δ = 1 for ε = 0.1, 1, 3, in that order")
+def _ch02_ex_scale():
+    return [dpbook.truncated_scale(eps, 1.0) for eps in (0.1, 1.0, 3.0)]
+
+
+@answer("ch03-ex-bound", rel_tol=5e-3,
+        expects="MSE / 2b² for BIT on [l, ∞) at q = l and at q = l + 3b, then for truncation at q = l")
+def _ch03_ex_bound():
+    bit, trunc = dpbook.BIT(1.0, 0.0, np.inf), dpbook.Truncated(1.0, 0.0, np.inf)
+    return [bit.mse(0.0) / 2.0, bit.mse(3.0) / 2.0, trunc.mse(0.0) / 2.0]
+
+
+@answer("ch03-ex-rate", rel_tol=5e-3,
+        expects="the slope of log MSE against log n between n = 10³ and 10⁴ (ε = 1) for the variance, "
+                "then for the standard deviation")
+def _ch03_ex_rate():
+    def laplace_mse(sensitivity):
+        return dpbook.Laplace(dpbook.laplace_scale(1.0, sensitivity)).mse(0.0)
+
+    def sd_sensitivity(n):
+        return math.sqrt(dpbook.variance_sensitivity(0.0, 1.0, n))
+
+    n1, n2 = 1_000, 10_000
+    return [math.log(laplace_mse(sens(n2)) / laplace_mse(sens(n1))) / math.log(n2 / n1)
+            for sens in (lambda n: dpbook.variance_sensitivity(0.0, 1.0, n), sd_sensitivity)]
+
+
+@answer("ch03-ex-crossover", rel_tol=5e-3,
+        expects="the crossover n* (not rounded) for θ = 0.05 at ε = 1, then at ε = 0.1")
+def _ch03_ex_crossover():
+    theta = 0.05
+    # 2b² = 2/(nε)² = mse(n = 1)/n², equal to θ(1-θ)/n at n = mse(n = 1)/(θ(1-θ))
+    return [dpbook.Laplace(dpbook.laplace_scale(eps, dpbook.mean_sensitivity(0.0, 1.0, 1))).mse(0.0) / (theta * (1 - theta))
+            for eps in (1.0, 0.1)]
+
+
+@answer("ch03-ex-shrinking", rel_tol=5e-3,
+        expects="the BIT MSE at q = 0.3 for a = 1/2 at n = 10², 10⁴, 10⁶, then for a = 1 at the same n")
+def _ch03_ex_shrinking():
+    return [dpbook.BIT(dpbook.laplace_scale(n**-a, dpbook.mean_sensitivity(0.0, 1.0, n)), 0.0, 1.0).mse(0.3)
+            for a in (0.5, 1.0) for n in (10**2, 10**4, 10**6)]
+
+
+@answer("ch04-ex-maxvar", rel_tol=1e-3, expects="the largest sample variance of n = 5 records in [0, 1]")
+def _ch04_ex_maxvar():
+    return dpbook.max_sample_variance(0.0, 1.0, 5)
+
+
+@answer("ch04-ex-zero", rel_tol=1e-3,
+        expects="the probability that BIT releases s̃₁² = 0 at n = 100, then the smallest n at which it is below 1%")
+def _ch04_ex_zero():
+    from .studies import COVARIANCE_SETTINGS as settings
+
+    lo, hi = -settings["bound"] * settings["sd"][0], settings["bound"] * settings["sd"][0]
+    epsilon = 1.0  # the chapter's budget, a third of it per released entry
+
+    def p_zero(n):
+        b = dpbook.variance_sensitivity(lo, hi, n) / (epsilon / 3)
+        return dpbook.BIT(b, 0.0, dpbook.max_sample_variance(lo, hi, n)).point_masses(1.0)[0]
+
+    return [p_zero(100), next(n for n in range(2, 5000) if p_zero(n) < 0.01)]
+
+
+@answer("ch04-ex-psd", rel_tol=5e-3,
+        expects="the smallest eigenvalue of the given matrix, then the Frobenius distance to its nearest correlation matrix")
+def _ch04_ex_psd():
+    a = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])
+    return [float(np.linalg.eigvalsh(a).min()), float(np.linalg.norm(a - dpbook.nearest_correlation(a)))]
+
+
+@answer("ch05-ex-tree", rel_tol=5e-3,
+        expects="the factor (tree / direct) for a leaf, then for the middle node π₁ + π₂ against the sum of two cells")
+def _ch05_ex_tree():
+    c = dpbook.consistent_tree_covariance(2, 3, root_known=True)
+    doubled = dpbook.Laplace(2.0).variance(0.0)  # scale 2b with b = 1
+    direct = dpbook.Laplace(1.0).variance(0.0)
+    return [c[3, 3] * doubled / direct, c[1, 1] * doubled / (2 * direct)]
+
+
+@answer("ch05-ex-coverage", rel_tol=5e-3,
+        expects="the coverage of the plug-in interval from the original proportion, from BIT, then from truncation")
+def _ch05_ex_coverage():
+    n, eps = 100, 0.5
+    b = dpbook.histogram_sensitivity(n) / eps
+    return [dpbook.wald_coverage(0.05, n, m) for m in (None, dpbook.BIT(b, 0.0, 1.0), dpbook.Truncated(b, 0.0, 1.0))]
+
+
+@answer("ch05-ex-ms", rel_tol=5e-3, expects="the combined variance T for π = 0.3, n = 500, ε = 0.5, m = 5")
+def _ch05_ex_ms():
+    p, n, eps, m = 0.3, 500, 0.5, 5
+    bm = dpbook.laplace_scale(eps / m, dpbook.histogram_sensitivity(n))
+    return p * (1 - p) / n + dpbook.Laplace(bm).variance(0.0) / m
+
+
+# --- Part II ---------------------------------------------------------------------------------------
+
+
+@answer("ch06-ex-ramp-decay", rel_tol=1e-3, expects="the true value q, in units of b, from which the bias is below 0.01 b")
+def _ch06_ex_ramp_decay():
+    from scipy import optimize
+
+    return optimize.brentq(lambda q: dpbook.BIT(1.0).bias(q) - 0.01, 0.0, 50.0, xtol=1e-14)
+
+
+@answer("ch06-ex-fair", rel_tol=5e-3,
+        expects="the ratio of the restricted bias at the smallest ε-DP scale to the clamping bias at Δ/ε, "
+                "both at q = 0, for ε = 1")
+def _ch06_ex_fair():
+    restricted = dpbook.Truncated(dpbook.truncated_scale(1.0, 1.0)).bias(0.0)
+    return restricted / dpbook.BIT(dpbook.laplace_scale(1.0, 1.0)).bias(0.0)
+
+
+@answer("ch07-ex-relbias", rel_tol=1e-3, expects="the largest K at ε = 1 for a relative bias below 1%")
+def _ch07_ex_relbias():
+    from scipy import optimize
+
+    eps = 1.0
+    return eps * optimize.brentq(lambda b: dpbook.relative_bias(b) - 0.01, 1e-6, 0.99, xtol=1e-15)
+
+
+@answer("ch07-ex-log1p", rel_tol=5e-3, expects="the relative bias at ε = 1, K = 1.5 with the scale ln(1 + K)/ε")
+def _ch07_ex_log1p():
+    eps, k = 1.0, 1.5
+    return dpbook.relative_bias(math.log1p(k) / eps)
+
+
+@answer("ch07-ex-mean-query", rel_tol=1e-3,
+        expects="the threshold ε₀ for n = 100, γ₀ = 0.01: the variance is finite exactly when ε > ε₀")
+def _ch07_ex_mean_query():
+    from scipy import optimize
+
+    n, g0 = 100, 0.01
+    d, d_adj = np.full(n, g0), np.r_[1.0, np.full(n - 1, g0)]
+    k = abs(d.mean() - d_adj.mean()) / min(d.mean(), d_adj.mean())
+
+    def finite(eps):
+        return 1.0 if np.isfinite(dpbook.LogLaplace(dpbook.log_laplace_scale(eps, k)).variance(1.0)) else -1.0
+
+    return optimize.brentq(finite, k, 10 * k, xtol=1e-12)
+
+
+@answer("ch08-ex-deriv", rel_tol=5e-3, expects="G'(α*) at q = 0 for b = 1 (a signed number)")
+def _ch08_ex_deriv():
+    a, h = dpbook.optimal_ramp_shift(1.0), 1e-6
+    return (dpbook.TranslatedRamp(1.0, a + h).mean(0.0) - dpbook.TranslatedRamp(1.0, a - h).mean(0.0)) / (2 * h)
+
+
+@answer("ch08-ex-far", rel_tol=1e-3,
+        expects="the true value q, in units of b, from which the optimal ramp's bias is within 0.01 b of -α*")
+def _ch08_ex_far():
+    from scipy import optimize
+
+    a = dpbook.optimal_ramp_shift(1.0)
+    mech = dpbook.TranslatedRamp(1.0, a)
+    return optimize.brentq(lambda q: mech.bias(q) + a - 0.01, a, 50.0, xtol=1e-14)
+
+
+@answer("ch08-ex-mse", rel_tol=5e-3,
+        expects="in units of b²: the MSE of clamping and of the optimal translated ramp at q = 0, "
+                "then the same two at q = 5b")
+def _ch08_ex_mse():
+    clamp, shifted = dpbook.BIT(1.0), dpbook.TranslatedRamp(1.0, dpbook.optimal_ramp_shift(1.0))
+    return [m.mse(q) for q in (0.0, 5.0) for m in (clamp, shifted)]
+
+
+@answer("ch09-ex-gauss", rel_tol=5e-3,
+        expects="in units of σ: the bias at q = 0 of the restricted Gaussian, then of the restricted Laplace "
+                "of equal variance")
+def _ch09_ex_gauss():
+    from scipy import stats
+
+    sigma = 1.0
+    return [dpbook.Restricted(stats.norm(scale=sigma)).bias(0.0),
+            dpbook.Restricted(stats.laplace(scale=sigma / math.sqrt(2))).bias(0.0)]
+
+
+# --- Part III --------------------------------------------------------------------------------------
+
+
+@answer("ch10-ex-large-eps", rel_tol=1e-3,
+        expects="the ratio ε'/ε of truncation at b = Δ/ε for ε = 0.01, then the excess ε' - ε for ε = 10")
+def _ch10_ex_large_eps():
+    def loss(eps):
+        return dpbook.privacy_loss(dpbook.Truncated(dpbook.laplace_scale(eps, 1.0)), 1.0)
+
+    return [loss(0.01) / 0.01, loss(10.0) - 10.0]
+
+
+@answer("ch10-ex-width", rel_tol=1e-3,
+        expects="the exact loss of truncation to [0, wΔ] at b = Δ/ε = 1 for w = 1, 2, 3, 10")
+def _ch10_ex_width():
+    return [dpbook.privacy_loss(dpbook.Truncated(1.0, 0.0, w), 1.0) for w in (1.0, 2.0, 3.0, 10.0)]
+
+
+@answer("ch10-ex-cost", rel_tol=5e-3,
+        expects="for ε = 0.1, 0.5, 1, 2, 3 in turn: the scale ratio b_Croft/b*, then the MSE ratio at q = 0 (10 numbers)")
+def _ch10_ex_cost():
+    out = []
+    for eps in (0.1, 0.5, 1.0, 2.0, 3.0):
+        b_star = dpbook.truncated_scale(eps, 1.0)
+        b_croft = dpbook.croft_uniform_scale(eps, 1.0, [(0.0, np.inf)])
+        out += [b_croft / b_star, dpbook.Truncated(b_croft).mse(0.0) / dpbook.Truncated(b_star).mse(0.0)]
+    return out
+
+
+@answer("ch11-ex-sigma1", rel_tol=5e-3,
+        expects="for ε = 0.1, 1, 3 in turn: σ₁ and the scale at the branch switch, both in units of Δ/ε, "
+                "then the ratio σ₁/b* (9 numbers)")
+def _ch11_ex_sigma1():
+    out = []
+    for eps in (0.1, 1.0, 3.0):
+        s1 = dpbook.croft_boundary_scale(eps, 1.0)
+        out += [s1 * eps, dpbook.croft_scale(1.0 / eps, eps, 1.0) * eps, s1 / dpbook.truncated_scale(eps, 1.0)]
+    return out
+
+
+@answer("ch11-ex-crossing", rel_tol=5e-3,
+        expects="the output x* where the log-ratio exceeds ε, P(M(0.5) > x*), then the output where it exceeds 2ε")
+def _ch11_ex_crossing():
+    from scipy import optimize
+
+    mech = dpbook.CroftLaplace(1.0, 1.0)
+    x1, x2 = (optimize.brentq(lambda x: mech.logpdf(x, 0.5) - mech.logpdf(x, 1.5) - level, 1.5, 200.0, xtol=1e-10)
+              for level in (1.0, 2.0))
+    return [x1, 1 - mech.cdf(x1, 0.5), x2]
+
+
+@answer("ch11-ex-far", rel_tol=5e-3,
+        expects="for q = 0, 1, 3, 10 in turn: the slope 1/σ(q + Δ) - 1/σ(q), then the output where the "
+                "log-ratio reaches 2ε (8 numbers)")
+def _ch11_ex_far():
+    from scipy import optimize
+
+    mech = dpbook.CroftLaplace(1.0, 1.0)
+    out = []
+    for q in (0.0, 1.0, 3.0, 10.0):
+        out.append(1 / mech.scale_at(q + 1.0) - 1 / mech.scale_at(q))
+        out.append(optimize.brentq(lambda x: dpbook.pair_loss(mech, q, q + 1.0, window=(0.0, x)) - 2.0,
+                                   q + 1.0, 1e7, xtol=1e-8))
+    return out
+
+
+@answer("ch12-ex-p", rel_tol=5e-3, expects="Lemma 7's bound at day 195 (in days), then P(M(195) ≤ 195)")
+def _ch12_ex_p():
+    from .normalization import CLINIC
+
+    eps, delta = 1.0, 7.0
+    bound = next(b for lemma, form, loc, b in dpbook.croft_lower_bounds(eps, delta, CLINIC)
+                 if loc == 195.0 and form == "regular")
+    return [bound, dpbook.Normalized(bound, CLINIC).cdf(195.0, 195.0)]
+
+
+@answer("ch12-ex-exact", rel_tol=5e-3,
+        expects="in days: the smallest exactly ε-DP uniform scale of the clinic release, then Croft's uniform scale")
+def _ch12_ex_exact():
+    from scipy import optimize
+
+    from .normalization import CLINIC
+
+    eps, delta = 1.0, 7.0
+    unit = delta / eps
+    exact = optimize.brentq(lambda s: dpbook.privacy_loss(dpbook.Normalized(s, CLINIC), delta) - eps,
+                            unit, 2 * unit, xtol=1e-9)
+    return [exact, dpbook.croft_uniform_scale(eps, delta, CLINIC)]
+
+
+@answer("ch12-ex-width", rel_tol=5e-3,
+        expects="for w = 1, 2, 5, 20 in turn (Δ = ε = 1): Croft's uniform scale, then the smallest exactly "
+                "ε-DP truncation scale (8 numbers)")
+def _ch12_ex_width():
+    return [s for w in (1.0, 2.0, 5.0, 20.0)
+            for s in (dpbook.croft_uniform_scale(1.0, 1.0, [(0.0, w)]), dpbook.truncated_scale(1.0, 1.0, 0.0, w))]
+
+
+# --- Part IV ---------------------------------------------------------------------------------------
+
+
+@answer("ch13-ex-budget", rel_tol=5e-3,
+        expects="calibrated truncation's worst-case bias divided by φ*'s on [0, ∞), at ε = 0.2 then at ε = 3")
+def _ch13_ex_budget():
+    from .choosing import DOMAINS, compare_mechanisms
+
+    out = []
+    for eps in (0.2, 3.0):
+        rows = {r["name"]: r for r in compare_mechanisms(eps, domain=DOMAINS[0])}
+        out.append(rows["truncation, calibrated"]["worst_bias"] / rows["optimal φ* (Ch. 14)"]["worst_bias"])
+    return out
+
+
+@answer("ch13-ex-proportion", rel_tol=5e-3,
+        expects="the calibrated truncation scale; the MSE of clamping and of truncation at q = 0; the same two "
+                "at q = 0.5; then the factor in records (6 numbers)")
+def _ch13_ex_proportion():
+    from .choosing import DOMAINS, calibrated_mechanisms
+
+    cands = {c.name: c for c in calibrated_mechanisms(1.0, 0.01, DOMAINS[1])}
+    clamp, trunc = cands["clamping (BIT, ramp)"].mechanism, cands["truncation, calibrated"]
+    mses = [m.mse(q) for q in (0.0, 0.5) for m in (clamp, trunc.mechanism)]
+    return [trunc.scale, *mses, math.sqrt(mses[1] / mses[0])]
+
+
+@answer("ch14-ex-ramp", rel_tol=1e-3, expects="the verified worst-case bias of the translated ramp at α*, in units of b")
+def _ch14_ex_ramp():
+    b = 1.0
+    a = dpbook.optimal_ramp_shift(b)
+    return dpbook.verify_bias(dpbook.StepPostProcessed(b, edges=[a], values=[0.0], shift=a), step=b / 1000).value
+
+
+@answer("ch14-ex-cheat", rel_tol=5e-3,
+        expects="in units of b: the program's objective with h = b (tame=None), then the verified worst-case bias")
+def _ch14_ex_cheat():
+    cheat = dpbook.min_bias_postprocessing(1.0, x_range=(-10.0, 20.0), cell=0.25, q_max=40.0, q_step=1.0, tame=None)
+    return [cheat.objective, cheat.bias.value]
+
+
+@answer("ch14-ex-floor", rel_tol=1e-3, expects="the floor in units of Δ/ε at ε = 0.01, 0.5, 2, 5")
+def _ch14_ex_floor():
+    return [dpbook.dp_bias_lower_bound(eps, 1.0) * eps for eps in (0.01, 0.5, 2.0, 5.0)]
+
+
+@answer("ch15-ex-folded", rel_tol=5e-3, expects="the bias of folding on [0, ∞) at q = 0.5, b = 1")
+def _ch15_ex_folded():
+    from .clamping import bit_bias
+
+    return 2 * bit_bias(0.5, 1.0, 0.0, np.inf)
+
+
+@answer("ch15-ex-delta", rel_tol=5e-3,
+        expects="the scale LaplaceTruncated's sampler uses, then the actual bias at q = 0, in that order")
+def _ch15_ex_delta():
+    from diffprivlib.mechanisms import LaplaceTruncated
+
+    from .clamping import bit_bias
+    from .peers import peer_scale
+
+    b = peer_scale(LaplaceTruncated(epsilon=1.0, delta=0.3, sensitivity=1.0, lower=0.0, upper=10.0))
+    return [b, bit_bias(0.0, b, 0.0, 10.0)]
+
+
+@answer("ch15-ex-pole", rel_tol=0.0, abs_tol=2e-3,
+        expects="the true value q* < 0 where LaplaceBoundedDomain.bias has its pole, for [0, 4] and ε = 1")
+def _ch15_ex_pole():
+    from diffprivlib.mechanisms import LaplaceBoundedDomain
+    from scipy import optimize
+
+    from .peers import peer_property, peer_scale
+
+    mech = LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=4.0)
+    b = peer_scale(mech)
+    grid = np.linspace(-2 * b, -0.1 * b, 4001)
+    i = int(np.argmax(np.abs(peer_property(mech, "bias", grid))))
+    return optimize.brentq(lambda q: 1 / peer_property(mech, "bias", q), grid[i - 1], grid[i + 1], xtol=1e-14)
+
+
+@answer("ch16-ex-split", rel_tol=1e-3,
+        expects="the total Laplace variance under the proportional split, then under the 2/3 split")
+def _ch16_ex_split():
+    from .laplace import Laplace, laplace_scale
+    from .peers import budget_split
+
+    deltas = [1.0, 8.0]
+    return [sum(Laplace(laplace_scale(e, d)).variance(0.0) for e, d in zip(budget_split(1.0, deltas, power=p), deltas))
+            for p in (1.0, 2 / 3)]
+
+
+@answer("ch16-ex-grid", rel_tol=1e-9, expects="the ε OpenDP reports for d_in = 1")
+def _ch16_ex_grid():
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    m = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=2.0, k=-4)
+    return m.map(1.0)

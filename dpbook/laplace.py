@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validation as check
-from .mechanism import Mechanism, _float
+from .mechanism import Mechanism, _compact, _float
 
 LOG_HALF = np.log(0.5)
 
@@ -100,4 +100,4 @@ class Laplace(Mechanism):
         return _float(laplace_logpdf(x, q, self.scale))
 
     def _sample(self, q, shape, rng):
-        return rng.laplace(q, self.scale, size=shape)
+        return rng.laplace(_compact(q), self.scale, size=shape)

@@ -79,6 +79,11 @@ class Mechanism:
         return f"{type(self).__name__}({params})"
 
 
+def _compact(q):
+    """The smallest array that broadcasts to the broadcast view ``q`` (drops stride-0 axes)."""
+    return q[tuple(slice(None, 1) if s == 0 else slice(None) for s in q.strides)]
+
+
 def _float(a):
     """Return a Python float for 0-d results, else the array."""
     a = np.asarray(a, dtype=float)

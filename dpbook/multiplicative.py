@@ -14,6 +14,7 @@ import numpy as np
 from . import _validation as check
 from .laplace import laplace_cdf, laplace_logpdf
 from .mechanism import Mechanism, _float
+from .truncation import _compact, _quantile_in_place
 
 __all__ = ["LogLaplace", "log_laplace_scale", "log_laplace_moment", "relative_bias"]
 
@@ -130,5 +131,8 @@ class LogLaplace(Mechanism):
         return _float(np.where(inside, laplace_logpdf(logx, np.log(q), self.scale) - logx, -np.inf))
 
     def _sample(self, q, shape, rng):
+        """``q e^{L_b}`` by inverse cdf: the Laplace quantile of one uniform per draw, plus ``log q``, exponentiated."""
+        x = _quantile_in_place(rng.random(shape), 0.0, self.scale, -np.inf, np.inf)
+        x += np.log(_compact(q) if np.ndim(q) else q)
         with np.errstate(over="ignore"):
-            return np.exp(np.log(q) + rng.laplace(0.0, self.scale, size=shape))
+            return np.exp(x, out=x)

@@ -33,6 +33,8 @@ from .mechanism import Mechanism, _float
 from .truncation import _clip_parts, _compact, _half_mass, _quantile_in_place, _truncated_moments
 
 __all__ = [
+    "AGE_BOUNDS",
+    "CLINIC",
     "CroftLaplace",
     "Normalized",
     "croft_boundary_scale",
@@ -53,8 +55,18 @@ __all__ = [
 _Y0 = float(-special.lambertw(-0.5 / math.e).real)
 #: Croft's (32) in units of ``Δ/ε``: ``-1/(W(-1/(2e)) e) = 1.585954...``
 _SIGMA1 = 1.0 / (math.e * _Y0)
-#: up to this many piece edges a draw's piece is found by comparing with all of them (faster than bisection)
-_FEW_PIECES = 16
+#: up to this many piece edges a draw's piece is found by comparing with all of them, faster than bisection
+#: (and counted in ``int8``, so at most 127)
+_FEW_PIECES = 64
+#: draws per block when sampling a union for one ``q`` (temporaries of 256 kB)
+_BLOCK = 2**15
+
+
+# --- the worked examples of Chapter 12 (constraint configurations) ---
+#: the clinic of Chapter 12: days (counted from 1 January) on which it is open; closed in between
+CLINIC = ((-np.inf, 58.0), (66.0, 195.0), (227.0, 350.0), (360.0, np.inf))
+#: the mean age of ``n`` people, each aged between these bounds
+AGE_BOUNDS = (18.0, 90.0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -147,11 +159,12 @@ def _logpdf(x, q, scale, lo, hi):
 
 
 def _ppf(p, q, scale, lo, hi, floor):
-    """Overwrite the uniforms ``p`` with quantiles; ``q``, ``scale`` broadcast to ``p``.
+    """Quantiles at the uniforms ``p`` (overwritten: they serve as scratch); ``q``, ``scale`` broadcast to ``p``.
 
-    The piece is the one whose slot of the cumulative weights holds ``p``; ``p`` is rescaled to a
-    uniform inside that slot and every draw goes through one truncated-quantile pass
-    (:func:`dpbook.truncation` quantile) with its own piece's ``c``, ``lower`` and ``upper``.
+    Each ``p`` picks the piece whose slot of the cumulative weights holds it, is rescaled to a uniform
+    inside that slot and goes through one truncated-quantile pass (:func:`dpbook.truncation` quantile)
+    with its own piece's ``c``, ``lower`` and ``upper``.  For one ``q`` the pieces' windows are looked
+    up per point, block by block so that the temporaries stay small.
     """
     if len(lo) == 1:
         with np.errstate(divide="ignore"):
@@ -167,22 +180,25 @@ def _ppf(p, q, scale, lo, hi, floor):
     width[width == 0] = 1.0
     a, b = _pieces(lo, hi, q.ndim)
     c = np.clip(q, a, b)
-    if q.size == 1:
-        k = _piece_index(cum.ravel()[:-1], p)
-        pick = lambda v: np.take(v.ravel(), k)
-    else:
+    with np.errstate(divide="ignore"):
+        if q.size == 1:
+            edges, piece, c, scale = cum.ravel()[:-1], (start.ravel(), width.ravel()), c.ravel(), scale.item()
+            flat = p.reshape(-1)
+            for i in range(0, flat.size, _BLOCK):
+                u = flat[i:i + _BLOCK]
+                flat[i:i + _BLOCK] = _quantile_in_place(u, c, scale, lo, hi, floor=floor, piece=(_piece_index(edges, u), *piece))
+            return flat.reshape(p.shape)
         k = np.sum(cum[:-1] <= p, axis=0)
         pick = lambda v: np.take_along_axis(np.broadcast_to(v, cum.shape[:1] + p.shape), k[None], axis=0)[0]
-    p -= pick(start)
-    p /= pick(width)
-    with np.errstate(divide="ignore"):
+        p -= pick(start)
+        p /= pick(width)
         return _quantile_in_place(p, pick(c), scale, np.take(lo, k), np.take(hi, k), floor=floor)
 
 
 def _piece_index(edges, p):
     """The number of ``edges`` (sorted, one fewer than the pieces) at or below each ``p``: its piece."""
     if len(edges) <= _FEW_PIECES:
-        return np.sum(edges.reshape((-1,) + (1,) * p.ndim) <= p, axis=0)
+        return np.sum(edges[:, None] <= p, axis=0, dtype=np.int8).astype(np.intp)
     return np.searchsorted(edges, p, side="right")
 
 
@@ -628,6 +644,8 @@ def croft_lower_bounds(epsilon, sensitivity, allowed):
         tiny = 1e-6 * unit
         if f(tiny) >= 0:
             return 0.0
+        if f(top) <= 0:  # binding at the top: an end next to an infinite constraint needs exactly 2Δ/ε
+            return top
         return float(optimize.brentq(f, tiny, top, xtol=1e-14 * unit))
 
     rows = []

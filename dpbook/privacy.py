@@ -25,6 +25,7 @@ the smallest uniform scale that is ε-DP.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -33,7 +34,7 @@ import numpy as np
 from scipy import optimize
 
 from . import _validation as check
-from . import clamping, multiplicative, normalization, postprocessing, restriction, truncation
+from . import clamping, multiplicative, normalization, optimal, postprocessing, restriction, truncation
 from .laplace import Laplace, laplace_logcdf, laplace_logsf
 
 __all__ = ["PrivacyReport", "pair_loss", "privacy_loss", "privacy_report", "truncated_scale"]
@@ -187,7 +188,7 @@ def privacy_report(mechanism, sensitivity, domain=None, window=None, neighbours=
       The result is marked ``exact=False``: a careful search, not a certificate.  (For the
       Gaussian with a window and ``hi = inf`` the loss grows without bound as both true values
       run off to infinity; the report then has ``q1 = q2 = inf``.)
-    * ``PostProcessed(φ)`` for an arbitrary ``φ``: the loss of its Laplace base, an upper bound by
+    * ``PostProcessed(φ)`` for an arbitrary ``φ`` (and ``StepPostProcessed``): the loss of its Laplace base, an upper bound by
       the post-processing property (``kind='upper bound (post-processing)'``, ``exact=False``).
       The translated ramp, a post-processing with a known law, is audited exactly.
 
@@ -225,7 +226,7 @@ def privacy_report(mechanism, sensitivity, domain=None, window=None, neighbours=
         raise ValueError(f"neighbours must be 'additive', 'log' or 'relative', got {neighbours!r}")
     if neighbours != "additive" and not is_log:
         raise NotImplementedError(f"neighbours={neighbours!r} is offered for LogLaplace only")
-    post = isinstance(mechanism, _class(postprocessing, "PostProcessed"))
+    post = _is_postprocessing(mechanism)
     fam = _laplace_family(mechanism.scale) if post else _family(mechanism)
     lo, hi = _interval("domain", mechanism.domain if domain is None else domain)
     window = _window(window, fam)
@@ -291,6 +292,17 @@ def truncated_scale(epsilon, sensitivity, lower=0.0, upper=np.inf):
     epsilon = check.positive("epsilon", epsilon)
     delta = check.positive("sensitivity", sensitivity)
     lower, upper = check.bounds(lower, upper)
+    return _truncated_scale(epsilon, delta, lower, upper)
+
+
+@functools.lru_cache(maxsize=1024)
+def _truncated_scale(epsilon, delta, lower, upper):
+    if np.isinf(lower) != np.isinf(upper):
+        # one-sided: the audit's worst case is the corner pair, loss t + log(2 - e^{-t}) with t = Δ/b,
+        # increasing in t from 0; solved directly (tests check it against the full audit)
+        t = optimize.brentq(lambda t: t + math.log(2 - math.exp(-t)) - epsilon, 0.0, epsilon,
+                            xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200)
+        return delta / t
     Truncated = truncation.Truncated
 
     def excess(b):
@@ -310,6 +322,11 @@ def _class(module, name):
     return getattr(module, name, ())
 
 
+def _is_postprocessing(mech):
+    """A post-processing ``φ(q + L_b)`` whose law dpbook does not audit exactly (any ``φ``)."""
+    return isinstance(mech, (_class(postprocessing, "PostProcessed"), _class(optimal, "StepPostProcessed")))
+
+
 def _laplace_family(b, pieces=((-np.inf, np.inf),), **kw):
     return _Family(center=_identity, scale=lambda q: np.full(np.shape(q), b), uniform=True, pieces=pieces, length=b,
                    lipschitz=4 / b, **kw)
@@ -317,7 +334,7 @@ def _laplace_family(b, pieces=((-np.inf, np.inf),), **kw):
 
 def _family(mech):
     """Describe ``mech`` as a :class:`_Family`, dispatching on its type."""
-    if isinstance(mech, _class(postprocessing, "PostProcessed")):
+    if _is_postprocessing(mech):
         raise NotImplementedError("the law of a general post-processing is not Laplace-shaped; use privacy_report")
     if isinstance(mech, _class(postprocessing, "TranslatedRamp")):
         b, alpha = mech.scale, mech.shift

@@ -8,10 +8,11 @@ with full support, through the quantile coupling exposed here as :meth:`Restrict
 from __future__ import annotations
 
 import numpy as np
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 from . import _validation as check
-from .mechanism import Mechanism, _float
+from .mechanism import Mechanism, _compact, _float
+from .truncation import Truncated
 
 __all__ = ["Restricted"]
 
@@ -264,5 +265,30 @@ class Restricted(Mechanism):
         return self.base_ppf(u, q), self.ppf(u, q)
 
     def _sample(self, q, shape, rng):
+        """Inverse CDF.  Laplace and normal bases take a direct route (the laws are the same):
+        Laplace is :class:`dpbook.Truncated` on ``[0, inf)``; for the normal, ``Z >= c`` is sampled as
+        ``-ndtri(u Φ(-c))``, one ``ndtri`` per draw.  Other bases go through scipy's ``ppf``/``isf``."""
+        name = self.base.dist.name
+        if name in ("laplace", "norm"):
+            loc, scale = self._loc_scale()
+            q = _compact(q)
+            if name == "laplace":
+                return Truncated(scale, 0.0, np.inf)._sample(q + loc, shape, rng)
+            cut = -(q + loc) / scale
+            keep = special.ndtr(-cut)  # P(N >= cut)
+            if np.all(keep > 1e-300):
+                u = rng.random(shape)
+                np.subtract(1.0, u, out=u)  # in (0, 1]: ndtri(0) would be -inf
+                u *= keep
+                z = special.ndtri(u)
+                z *= -scale
+                z += loc
+                z += q
+                return np.maximum(z, 0.0, out=z)
         u = (rng.integers(0, 2**53, size=shape) + 0.5) / 2.0**53
         return self._ppf(u, q)
+
+    def _loc_scale(self):
+        """``(loc, scale)`` of a Laplace or normal base: its mean, and its std over √2 or 1."""
+        root2 = np.sqrt(2.0) if self.base.dist.name == "laplace" else 1.0
+        return float(self.base.mean()), float(self.base.std()) / root2

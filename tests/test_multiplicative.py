@@ -137,3 +137,32 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="order"):
         log_laplace_moment(0.3, -1)
     assert dpbook.log_laplace_scale(2.0, 0.5) == 0.25
+
+
+@pytest.mark.parametrize("b", [0.05, 0.3, 1.0, 2.5])
+def test_sampler_log_is_laplace_with_a_fair_sign(b):
+    """``log(x/q)/b`` must be a standard Laplace draw: KS on it, and an exact binomial test on its sign."""
+    q = 3.0
+    x = dpbook.LogLaplace(b).sample(q, size=40000, rng=np.random.default_rng(19))
+    z = np.log(x / q) / b
+    assert stats.kstest(z, stats.laplace.cdf).pvalue > 1e-3
+    assert stats.kstest(np.abs(z), stats.expon.cdf).pvalue > 1e-3
+    assert stats.binomtest(int((z > 0).sum()), z.size, 0.5).pvalue > 1e-3
+
+
+def test_sampler_with_varying_q_and_extreme_q():
+    mech = dpbook.LogLaplace(0.4)
+    values = [1e-3, 1.0, 250.0]
+    q = np.repeat(values, 12000)
+    x = mech.sample(q, rng=np.random.default_rng(23))
+    assert x.shape == q.shape
+    for value in values:
+        part = x[q == value]
+        assert stats.kstest(part, lambda t: mech.cdf(t, value)).pvalue > 1e-3
+    grid = mech.sample([[1.0], [100.0]], size=(2, 5000), rng=np.random.default_rng(2))
+    assert np.median(grid[1]) > 50 * np.median(grid[0])
+    for q in (1e-300, 1e300):
+        x = dpbook.LogLaplace(0.05).sample(q, size=1000, rng=np.random.default_rng(4))
+        assert np.isfinite(x).all() and (x > 0).all()
+        assert abs(np.median(np.log(x / q))) < 0.01
+    assert isinstance(mech.sample(2.0, rng=np.random.default_rng(0)), float)

@@ -183,6 +183,51 @@ def test_sampler_with_varying_q():
         assert stats.kstest(part, lambda t: mech.cdf(t, value)).pvalue > 1e-3
 
 
+def test_sampler_blocks_and_piece_lookup_do_not_change_the_draws(monkeypatch):
+    """Blocks of any size and either way of finding the piece give the very same draws."""
+    from dpbook import normalization
+
+    mech = dpbook.Normalized(0.8, [(-np.inf, -2.0), (0.0, 1.0), (3.0, 7.5), (9.0, np.inf)])
+    base = mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4))
+    monkeypatch.setattr(normalization, "_BLOCK", 1000)
+    assert np.array_equal(mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4)), base)
+    monkeypatch.setattr(normalization, "_FEW_PIECES", 0)
+    assert np.array_equal(mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4)), base)
+    assert stats.kstest(base.ravel(), lambda t: mech.cdf(t, 2.0)).pvalue > 1e-3
+
+
+def test_sampler_many_pieces():
+    lo = np.r_[-np.inf, np.arange(1.0, 40.0, 2.0)]
+    hi = np.r_[0.0, np.arange(1.5, 40.0, 2.0)]
+    mech = dpbook.Normalized(3.0, list(zip(lo, hi)))
+    for q in (11.2, -30.0, 700.0):
+        x = mech.sample(q, size=20000, rng=np.random.default_rng(6))
+        assert np.asarray(mech.logpdf(x, q) > -np.inf).all()
+        assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-3
+        assert abs(x.mean() - mech.mean(q)) < 5 * math.sqrt(mech.variance(q) / x.size)
+
+
+def test_pieces_without_mass_are_never_drawn():
+    mech = dpbook.Normalized(1.0, [(-900.0, -899.0), (0.0, 1.0), (800.0, 801.0)])
+    x = mech.sample(0.5, size=20000, rng=np.random.default_rng(1))
+    assert np.all((x >= 0.0) & (x <= 1.0))
+    assert mech.ppf(0.0, 0.5) == -900.0 and mech.ppf(1.0, 0.5) == 801.0
+    assert np.isclose(mech.ppf(0.5, 0.5), 0.5, rtol=1e-12)
+
+
+def test_ppf_one_q_agrees_with_ppf_per_q():
+    """The lookup path (one q for all points) and the per-point path (an array of q) agree."""
+    mech = dpbook.Normalized(0.9, [(-np.inf, 0.0), (1.0, 2.0), (4.0, np.inf)])
+    p = np.linspace(0.0, 1.0, 33)
+    qs = np.array([-50.0, 0.5, 1.5, 3.0, 80.0])
+    grid = mech.ppf(p[:, None], qs)
+    for j, q in enumerate(qs):
+        one = mech.ppf(p, q)
+        assert np.allclose(one, grid[:, j], rtol=1e-12, atol=1e-12)
+        assert all(np.isclose(mech.ppf(float(pi), q), xi, rtol=1e-12, atol=1e-12) for pi, xi in zip(p[::8], one[::8]))
+    assert isinstance(mech.ppf(0.3, 1.0), float)
+
+
 # ------------------------------------------------------------------------------------------------
 # Croft's scales for one infinite constraint
 
@@ -445,3 +490,10 @@ def test_bad_input():
         dpbook.CroftLaplace(1.0, 1.0).bias(np.inf)
     with pytest.raises(ValueError, match="x"):
         mech.cdf(np.nan, 0.0)
+
+
+@pytest.mark.parametrize("allowed", [[(18.0, 90.0)], [(1.0, 58.0), (66.0, 195.0), (227.0, 350.0), (360.0, 365.0)],
+                                     [(0.0, np.inf)], [(0.0, 1.0), (3.0, np.inf)]])
+def test_lower_bounds_with_infinite_constraints(allowed):
+    rows = dpbook.croft_lower_bounds(1.0, 1.0, allowed)
+    assert max(r[3] for r in rows) == pytest.approx(dpbook.croft_uniform_scale(1.0, 1.0, allowed), rel=1e-9)

@@ -11,10 +11,6 @@ from dpbook.privacy import pair_loss, privacy_loss, privacy_report, truncated_sc
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
-needs = {name: pytest.mark.skipif(not hasattr(dpbook, name), reason=f"dpbook.{name} not written yet")
-         for name in ("CroftLaplace", "Normalized", "croft_scale")}
-
-
 def one_sided_truncation_loss(t):
     """Δ/b + log(2 - e^{-Δ/b}) with t = Δ/b (formulas.md)."""
     return t + math.log(2 - math.exp(-t))
@@ -252,7 +248,6 @@ def test_pair_loss_far_from_the_bounds():
 # --- normalization and Croft, Sack & Shi --------------------------------------------------------------
 
 
-@needs["Normalized"]
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
 def test_normalized_at_truncated_scale_is_exactly_private(epsilon):
     b = truncated_scale(epsilon, 1.0)
@@ -260,7 +255,6 @@ def test_normalized_at_truncated_scale_is_exactly_private(epsilon):
     assert privacy_loss(mech, 1.0, domain=(0.0, np.inf)) == pytest.approx(epsilon, rel=1e-10)
 
 
-@needs["Normalized"]
 def test_normalized_union_edge_search_matches_a_band_search():
     """The one-dimensional search over (q, q ± Δ) is justified by monotonicity; check it on a 2-D grid."""
     mech = dpbook.Normalized(0.7, [(-np.inf, -1.0), (0.0, 0.5), (2.0, 4.0)])
@@ -274,7 +268,6 @@ def test_normalized_union_edge_search_matches_a_band_search():
     assert grid.max() == pytest.approx(loss, abs=1e-3)
 
 
-@needs["CroftLaplace"]
 def test_croft_is_private_near_the_data_only():
     mech = dpbook.CroftLaplace(1.0, 1.0)
     r = privacy_report(mech, 1.0)
@@ -293,7 +286,6 @@ def test_croft_is_private_near_the_data_only():
     assert pair_loss(mech, 0.5, 1.5) == math.inf
 
 
-@needs["CroftLaplace"]
 @SETTINGS
 @given(st.floats(0.2, 3.0), st.floats(0.2, 3.0), st.floats(0.0, 8.0), st.floats(0.01, 1.0), st.floats(0.0, 30.0))
 def test_croft_pair_loss_against_its_densities(epsilon, delta, q1, step, reach):
@@ -308,7 +300,6 @@ def test_croft_pair_loss_against_its_densities(epsilon, delta, q1, step, reach):
             pair_loss(mech, a, b, window=(-1.0, max(a, b)))))
 
 
-@needs["Normalized"]
 @pytest.mark.parametrize("allowed", [[(0.0, np.inf)], [(0.0, 3.0)], [(-np.inf, 0.0), (2.0, 5.0)], [(0.0, 1.0), (3.0, 4.0), (6.0, np.inf)]])
 def test_croft_uniform_scale_is_private(allowed):
     """Croft's guarantee is stronger than ε-DP, so its uniform scale must pass the audit (with room)."""
@@ -386,3 +377,19 @@ def test_report_fields():
     assert r.bounded and r.exact and r.epsilon == privacy_loss(dpbook.Laplace(1.0), 1.0)
     with pytest.raises(Exception):
         r.epsilon = 2.0
+
+
+def test_step_postprocessing_is_bounded_by_its_laplace_base():
+    step = dpbook.StepPostProcessed(2.0, edges=[0.0, 1.0], values=[0.0, 0.5], shift=0.3)
+    report = dpbook.privacy_report(step, 1.0)
+    assert report.epsilon == pytest.approx(dpbook.privacy_loss(dpbook.Laplace(2.0), 1.0), rel=1e-12)
+    assert report.kind == "upper bound (post-processing)" and not report.exact
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 0.7, 2.5])
+@pytest.mark.parametrize("bounds", [(0.0, np.inf), (-np.inf, 3.0), (-2.0, np.inf)])
+def test_one_sided_truncated_scale_passes_the_full_audit(epsilon, bounds):
+    """The one-sided path of truncated_scale solves a closed form; the full audit must agree."""
+    b = dpbook.truncated_scale(epsilon, 1.3, *bounds)
+    assert dpbook.privacy_loss(dpbook.Truncated(b, *bounds), 1.3) == pytest.approx(epsilon, rel=1e-9)
+    assert dpbook.privacy_loss(dpbook.Truncated(b * (1 - 1e-6), *bounds), 1.3) > epsilon

@@ -158,3 +158,14 @@ def test_base_forms_and_bad_inputs():
         r.ppf(1.5, 0.0)
     with pytest.raises(ValueError, match="x"):
         r.cdf(np.nan, 0.0)
+
+
+@pytest.mark.parametrize("base", [stats.norm(loc=0.3, scale=2.0), stats.laplace(loc=-0.5, scale=1.5), stats.logistic(scale=0.7)])
+@pytest.mark.parametrize("q", [0.0, 1.0, -3.0, 10.0])
+def test_sampler_of_located_and_scaled_bases(base, q):
+    """The direct samplers (Laplace via Truncated, normal via ndtri) and the generic one agree with cdf."""
+    mech = dpbook.Restricted(base)
+    x = mech.sample(q, size=20_000, rng=np.random.default_rng(11))
+    assert x.min() >= 0.0
+    assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
+    assert abs(x.mean() - mech.mean(q)) < 5 * x.std() / np.sqrt(x.size)

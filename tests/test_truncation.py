@@ -164,6 +164,24 @@ def test_sampler_shapes_and_vector_q():
     assert dpbook.Truncated(1.0, -math.inf, math.inf).sample(0.0, size=10, rng=np.random.default_rng(0)).shape == (10,)
 
 
+def test_quantile_by_piece_matches_quantile_per_point():
+    """The lookup mode of the in-place quantile (one window per interval) against the per-point mode."""
+    from dpbook.truncation import _quantile_in_place
+
+    lo, hi = np.array([-math.inf, 0.0, 2.0, 5.0]), np.array([-2.0, 1.0, 3.0, math.inf])
+    start, mass = np.array([0.0, 0.1, 0.5, 0.7]), np.array([0.1, 0.4, 0.2, 0.3])
+    rng = np.random.default_rng(8)
+    k = np.r_[rng.integers(0, 4, size=4996), 0, 1, 2, 3]
+    p = np.r_[start[k[:-4]] + rng.random(k.size - 4) * mass[k[:-4]], start]
+    for q, b, floor in [(0.3, 1.0, 2.0**-53), (-40.0, 0.7, 2.0**-53), (2.5, 2.0, 0.0), (900.0, 1.0, 2.0**-53)]:
+        c = np.clip(q, lo, hi)
+        with np.errstate(divide="ignore"):
+            by_piece = _quantile_in_place(p.copy(), c, b, lo, hi, floor=floor, piece=(k, start, mass))
+            per_point = _quantile_in_place((p - start[k]) / mass[k], c[k], b, lo[k], hi[k], floor=floor)
+        assert np.allclose(by_piece, per_point, rtol=1e-12, atol=1e-12)
+        assert np.all((by_piece >= lo[k]) & (by_piece <= hi[k]))
+
+
 def test_max_abs_bias_is_attained_at_the_bounds():
     for b, lo, hi in [(1.0, 0.0, math.inf), (2.0, -1.0, 1.0), (0.5, -3.0, 7.0), (1.0, -math.inf, 2.0)]:
         mech = dpbook.Truncated(b, lo, hi)

@@ -7,35 +7,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
 
 import dpbook  # noqa: E402
 from dpbook.widgets import VIEWS  # noqa: E402
 from dpbook.widgets import nonnegative as nn  # noqa: E402
-
-VIEW_NAMES = [name for name in nn.__all__ if name.startswith("draw_")]
-
-
-def _moved(spec, value):
-    """A control value different from ``value`` (the first other option, or the top of a slider)."""
-    if isinstance(spec, list):
-        return next(o for o in spec if o != value)
-    lo, hi, _ = spec
-    return hi if value != hi else lo
-
-
-@pytest.mark.parametrize("name", VIEW_NAMES)
-def test_view_draws_defaults_and_one_moved_control(name):
-    view = VIEWS[name]
-    assert view.draw is getattr(nn, name)
-    fig = view.draw(**view.defaults)
-    assert isinstance(fig, Figure) and fig.axes
-    fig.canvas.draw()
-    plt.close(fig)
-    key, spec = next(iter(view.controls.items()))
-    fig = view.draw(**{**view.defaults, key: _moved(spec, view.defaults[key])})
-    fig.canvas.draw()
-    plt.close(fig)
 
 
 @pytest.mark.parametrize("base", ["laplace", "gaussian"])
@@ -114,3 +89,35 @@ def test_near_optimal_piecewise_linear_claim_of_chapter_9():
         kw = nn.postprocessing_family("piecewise linear", shift=1.23533731 * b, slope=3.34256629, offset=0.07404727 * b)
         cert = dpbook.PostProcessed(b, **kw).certify_max_abs_bias(q_max=60.0 * b, step=0.002 * b)
         assert dpbook.bias_lower_bound(b) <= cert.lower <= cert.upper < 0.27848 * b
+
+
+@pytest.mark.parametrize(
+    "family, shift, slope, offset, scale",
+    [
+        ("ramp", 0.0, 3.0, 0.0, 1.0),
+        ("translated ramp", 0.35, 3.0, 0.0, 1.0),
+        ("translated ramp", 1.7, 3.0, 0.0, 2.5),
+        ("piecewise linear", 1.2353, 3.3426, 0.074, 1.0),
+        ("piecewise linear", 0.5, 1.5, 0.5, 0.7),
+        ("piecewise linear", 2.0, 6.0, 0.0, 3.0),
+    ],
+)
+def test_closed_form_bias_curves_match_the_integrated_ones(family, shift, slope, offset, scale):
+    """The view's bias curve for the ramp-built families (by linearity, from TranslatedRamp) is PostProcessed's."""
+    q_max = 6.0
+    bias, worst = nn._family_bias(family, shift, 0.5, slope, offset, scale, q_max)
+    mech = dpbook.PostProcessed(scale, **nn.postprocessing_family(family, shift * scale, 0.5 * scale, slope, offset * scale))
+    expected = mech.bias(np.linspace(0.0, q_max * scale, 13))
+    assert np.allclose(bias, expected, rtol=1e-10, atol=1e-12 * scale)
+    assert abs(worst - mech.max_abs_bias()) <= 1e-10 * scale
+    assert not bias.flags.writeable
+
+
+def test_log_axes_carry_no_minor_ticks():
+    for name in ("draw_nonnegative_bias", "draw_log_laplace"):
+        fig = VIEWS[name].draw()
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                if axis.get_scale() == "log":
+                    assert len(axis.get_minorticklocs()) == 0
+        plt.close(fig)

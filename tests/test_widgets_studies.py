@@ -1,5 +1,3 @@
-import time
-
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
@@ -11,20 +9,6 @@ from dpbook.widgets import studies as w
 matplotlib.use("Agg")
 
 NAMES = ["draw_covariance_release", "draw_proportions_study", "draw_multiple_synthesis"]
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_registered_and_fast(name):
-    v = VIEWS[name]
-    assert v.draw is getattr(w, name)
-    times = []
-    for _ in range(3):
-        t = time.perf_counter()
-        fig = v.draw(**v.defaults)
-        times.append(time.perf_counter() - t)
-        assert isinstance(fig, matplotlib.figure.Figure)
-        plt.close(fig)
-    assert min(times) < 0.1
 
 
 @pytest.mark.parametrize(

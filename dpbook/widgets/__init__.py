@@ -77,8 +77,7 @@ def show(name_or_draw, **overrides):
     ``overrides`` set the initial control values (else the drawing function's defaults).
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
-    from IPython.display import display
+    from IPython.display import Image, display
 
     v = _lookup(name_or_draw)
     params = {**v.defaults, **overrides}
@@ -89,9 +88,7 @@ def show(name_or_draw, **overrides):
         kwargs = {**params, **{k: c.value for k, c in controls.items()}}
         with out:
             out.clear_output(wait=True)
-            fig = v.draw(**kwargs)
-            display(fig)
-            plt.close(fig)
+            display(Image(render(v, **kwargs)))
 
     for c in controls.values():
         c.observe(redraw, names="value")
@@ -99,7 +96,62 @@ def show(name_or_draw, **overrides):
     return w.VBox([w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")), out])
 
 
+def render(name_or_draw, **params):
+    """One redraw, as the live widget does it: draw the view, render it to PNG once, close it.
+
+    Returns the PNG bytes.  The PNG is rendered at the figure's own size (the style's fixed margins
+    fit it), not through the inline backend's ``bbox_inches="tight"``, which draws every figure twice,
+    and compressed lightly (the same pixels, in a few ms less).  Python's cyclic garbage collector is
+    paused while the figure lives (and restored after): otherwise its tens of thousands of objects
+    outlive young-generation collections, get promoted, and trigger a full collection of the whole
+    kernel (60–200 ms) every dozen redraws; closed first, they are freed by the next young collection.
+    """
+    import gc
+    import io
+
+    import matplotlib.pyplot as plt
+
+    v = _lookup(name_or_draw)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        fig = v.draw(**{**v.defaults, **params})
+        png = io.BytesIO()
+        try:
+            _share_mathtext(fig)
+            fig.savefig(png, format="png", pil_kwargs={"compress_level": 1})
+        finally:
+            plt.close(fig)
+    finally:
+        if collecting:
+            gc.enable()
+    return png.getvalue()
+
+
+_MATHTEXT = []
+
+
+def _share_mathtext(fig):
+    """Let the figure's Agg renderer use one mathtext parser shared by every redraw.
+
+    Matplotlib caches parsed mathtext per parser, and each new figure's renderer makes a new parser,
+    so every redraw would parse each ``$...$`` label afresh (several ms apiece).  A parser holds
+    nothing but that cache (keyed on the string, dpi and font), so sharing it changes no pixel.
+    """
+    get_renderer = getattr(fig.canvas, "get_renderer", None)
+    if get_renderer is None:
+        return
+    renderer = get_renderer()
+    if not hasattr(renderer, "mathtext_parser"):
+        return
+    if not _MATHTEXT:
+        _MATHTEXT.append(renderer.mathtext_parser)
+    renderer.mathtext_parser = _MATHTEXT[0]
+
+
 def _lookup(name_or_draw):
+    if isinstance(name_or_draw, View):
+        return name_or_draw
     if isinstance(name_or_draw, str):
         try:
             return VIEWS[name_or_draw]

@@ -15,7 +15,7 @@ from scipy import stats
 import dpbook
 from dpbook import _validation as check
 from dpbook.plotting import COLORS, figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from . import view
 
@@ -23,7 +23,6 @@ __all__ = [
     "FAMILIES",
     "postprocessing_family",
     "draw_nonnegative_bias",
-    "draw_restriction_privacy",
     "draw_log_laplace",
     "draw_translated_ramp",
     "draw_quantile_coupling",
@@ -31,11 +30,19 @@ __all__ = [
 ]
 
 def _plain_log(*axes, subs=(1.0,)):
-    """Label log axes with plain numbers (mathtext tick labels make redraws slow)."""
+    """Label log axes with plain numbers and drop their minor ticks (mathtext tick labels and the many
+    minor ticks of a log axis make redraws slow)."""
     for axis in axes:
         axis.set_major_locator(LogLocator(base=10.0, subs=subs, numticks=8))
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        axis.set_minor_formatter(NullFormatter())
+        axis.set_minor_locator(NullLocator())
+
+
+def _frozen(a):
+    """``a`` as a read-only array, so that a cached curve cannot be changed by whoever draws it."""
+    a = np.array(a, dtype=float)
+    a.flags.writeable = False
+    return a
 
 
 #: the post-processing families of Chapter 9, by name
@@ -95,7 +102,7 @@ def postprocessing_family(family, shift=0.35, width=0.5, slope=3.0, offset=0.1):
     c = check.nonnegative("offset", offset)
     if c > a:
         raise ValueError(f"offset must be <= shift = {a!r}, got {offset!r}")
-    x1 = (s * a - c) / (s - 1)
+    x1 = max((s * a - c) / (s - 1), a)  # = a exactly when c = a (rounding could put it below)
 
     def piecewise(x):
         x = np.asarray(x, dtype=float)
@@ -128,37 +135,8 @@ def draw_nonnegative_bias(epsilon=1.0, sensitivity=1.0, q=1.0):
     ax2.plot([q], [dpbook.restriction_ramp_bias_ratio(q, epsilon, sensitivity)], "o", color=COLORS["simulation"], ms=5)
     ax2.set_xlabel(r"true value $q$")
     ax2.set_ylabel(r"$B_2/B_1$ at equal privacy $\varepsilon$")
-    _plain_log(ax2.yaxis)
+    _plain_log(ax2.yaxis, subs=(1.0, 2.0, 5.0))
     ax2.legend(loc="upper left")
-    return fig
-
-
-@functools.lru_cache(maxsize=8)
-def _restriction_loss_curve(grid):
-    """The audited loss of restriction at ``b = Δ/ε`` (Δ = 1) for each ε in the tuple ``grid``."""
-    return np.array([dpbook.privacy_loss(dpbook.Truncated(1.0 / e), 1.0) for e in grid])
-
-
-@view(epsilon=(0.05, 3.0, 0.05))
-def draw_restriction_privacy(epsilon=1.0, grid=None):
-    """The exact privacy loss of restriction at ``b = Δ/ε`` against ε, with Prop. 2's bound 2ε.
-
-    The loss comes from the auditor :func:`dpbook.privacy_loss` (it does not depend on Δ).
-    ``grid`` (optional) holds the ε values of the curve; by default 16 values in [0.05, 3]; the curve
-    is cached, so moving the marker is cheap.
-    """
-    eps = np.linspace(0.05, 3.0, 16) if grid is None else np.asarray(grid, dtype=float)
-    loss = _restriction_loss_curve(tuple(float(e) for e in eps))
-    here = dpbook.privacy_loss(dpbook.Truncated(1.0 / epsilon), 1.0)
-    fig, ax = figure()
-    ax.plot(eps, 2 * eps, color=COLORS["bound"], ls="--", label=r"Prop. 2's bound $2\varepsilon$")
-    ax.plot(eps, loss, color=COLORS["restricted"], marker=".", label=r"exact loss of restriction at $b=\Delta/\varepsilon$")
-    ax.plot(eps, eps, color=COLORS["laplace"], ls=":", label=r"$\varepsilon$ (Laplace, ramp)")
-    ax.plot([epsilon], [here], "o", color=COLORS["simulation"], ms=6)
-    ax.annotate(f"{here:.3f}", (epsilon, here), textcoords="offset points", xytext=(6, -12))
-    ax.set_xlabel(r"nominal $\varepsilon$ (scale $b=\Delta/\varepsilon$)")
-    ax.set_ylabel(r"worst privacy loss $\varepsilon'$")
-    ax.legend(loc="upper left")
     return fig
 
 
@@ -258,6 +236,31 @@ def draw_quantile_coupling(q=0.5, base="laplace"):
     return fig
 
 
+@functools.lru_cache(maxsize=64)
+def _family_bias(family, shift, width, slope, offset, scale, q_max):
+    """Bias of :func:`postprocessing_family`'s ``φ(q + L_b)`` at 13 points of ``[0, q_max b]``, and ``B(φ)``.
+
+    Parameters as in :func:`draw_postprocessing_bias` (units of ``b``).  The ramp, the translated ramp
+    and the piecewise-linear family are combinations of translated ramps,
+    ``s τ_a(x) - (s - 1) τ_{x_1}(x)`` (``s = 1, a = x_1 = α`` for the first two), so their bias curve
+    is read from :class:`dpbook.TranslatedRamp`'s closed form by linearity of the mean; the softplus
+    has none and is integrated by :class:`dpbook.PostProcessed` (cached, as that takes a while).
+    ``B(φ)`` is Theorem 4.1's closed form for the ramps and the certified maximum otherwise.
+    """
+    b = scale
+    kw = postprocessing_family(family, shift * b, width * b, slope, offset * b)
+    qs = np.linspace(0.0, q_max * b, 13)
+    if family in ("ramp", "translated ramp"):
+        mech = dpbook.TranslatedRamp(b, kw["breakpoints"][0])
+        return _frozen(mech.bias(qs)), mech.max_abs_bias()
+    mech = dpbook.PostProcessed(b, **kw)
+    if family == "piecewise linear":
+        (a, x1), s = kw["breakpoints"], slope
+        mean = s * dpbook.TranslatedRamp(b, a).mean(qs) - (s - 1) * dpbook.TranslatedRamp(b, x1).mean(qs)
+        return _frozen(mean - qs), mech.max_abs_bias()
+    return _frozen(mech.bias(qs)), mech.max_abs_bias()
+
+
 @view(family=list(FAMILIES), shift=(0.0, 2.0, 0.001), width=(0.05, 2.0, 0.05), slope=(1.1, 6.0, 0.01),
       offset=(0.0, 0.5, 0.001))
 def draw_postprocessing_bias(family="piecewise linear", shift=1.2353, width=0.5, slope=3.3426, offset=0.074,
@@ -269,8 +272,8 @@ def draw_postprocessing_bias(family="piecewise linear", shift=1.2353, width=0.5,
     b = scale
     offset = min(offset, shift)
     kw = postprocessing_family(family, shift * b, width * b, slope, offset * b)
-    mech = dpbook.PostProcessed(b, **kw)
     qs = np.linspace(0.0, q_max * b, 13)
+    bias, worst = _family_bias(family, float(shift), float(width), float(slope), float(offset), float(b), float(q_max))
     fig, (ax, ax2) = figure(ncols=2, width=8.0)
     xs = np.linspace(-1.0 * b, q_max * b, 400)
     ax.plot(xs, kw["phi"](xs), color=COLORS["translated_ramp"], label=r"$\varphi(x)$")
@@ -279,8 +282,7 @@ def draw_postprocessing_bias(family="piecewise linear", shift=1.2353, width=0.5,
     ax.set_ylabel(r"release $\varphi(x)$")
     ax.set_title(family)
     ax.legend(loc="upper left")
-    ax2.plot(qs, mech.bias(qs), ".-", color=COLORS["translated_ramp"], label=r"bias of $\varphi(q+L_b)$")
-    worst = mech.max_abs_bias()
+    ax2.plot(qs, bias, ".-", color=COLORS["translated_ramp"], label=r"bias of $\varphi(q+L_b)$")
     bound = dpbook.bias_lower_bound(b)
     ax2.axhline(worst, color=COLORS["translated_ramp"], ls="--", lw=1, label=rf"$\pm B(\varphi)=\pm{worst / b:.5f}\,b$")
     ax2.axhline(-worst, color=COLORS["translated_ramp"], ls="--", lw=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from dpbook.studies import COVARIANCE_SETTINGS, STUDY2_N, STUDY2_PI
 from dpbook.plotting import COLORS, figure
 from dpbook.studies import (
     bias_rmse,
@@ -21,22 +22,12 @@ from dpbook.studies import (
 from . import view
 
 __all__ = [
-    "COVARIANCE_SETTINGS",
-    "STUDY2_PI",
-    "STUDY2_N",
-    "STUDY2_EPSILONS",
     "plot_bands",
     "draw_covariance_release",
     "draw_proportions_study",
     "draw_multiple_synthesis",
 ]
 
-#: the book's choices for Liu's §4.1 (the numbers did not survive in the paper's text)
-COVARIANCE_SETTINGS = {"sd": (1.0, 2.0), "bound": 4.0, "rho": (0.0, -0.5, 0.9), "n": (50, 100, 200, 400, 800)}
-#: the book's choices for Liu's §4.2
-STUDY2_PI = np.array([0.05, 0.15, 0.3, 0.5])
-STUDY2_N = (50, 100, 200, 500, 1000, 2000)
-STUDY2_EPSILONS = (0.1, 0.5, 5.0)
 
 _LABELS = {"var1": r"$\tilde s_1^2$", "var2": r"$\tilde s_2^2$", "corr": r"$\tilde r$"}
 _PCOLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")

@@ -1,0 +1,204 @@
+"""dpbook.peers: the diffprivlib adapters, the lowest-bit reader and the budget split; Part IV's views."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import dpbook
+from dpbook import peers
+
+dpl = pytest.importorskip("diffprivlib.mechanisms")
+
+FAST = settings(max_examples=40, deadline=None)
+
+
+# --- adapters -------------------------------------------------------------------------------------------
+
+
+def test_counterparts_and_scales():
+    m = dpl.LaplaceTruncated(epsilon=2.0, sensitivity=3.0, lower=-1.0, upper=4.0)
+    ours = peers.dpbook_counterpart(m)
+    assert isinstance(ours, dpbook.BIT) and (ours.scale, ours.lower, ours.upper) == (1.5, -1.0, 4.0)
+    m = dpl.LaplaceTruncated(epsilon=1.0, delta=0.3, sensitivity=1.0, lower=0.0, upper=1.0)
+    assert math.isclose(peers.peer_scale(m), 1 / (1 - math.log(0.7)), rel_tol=1e-15)
+    m = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=np.inf)
+    ours = peers.dpbook_counterpart(m)
+    assert isinstance(ours, dpbook.Truncated) and ours.upper == np.inf
+    assert math.isclose(ours.scale, 1.612605, rel_tol=1e-6)
+    lap = peers.dpbook_counterpart(dpl.Laplace(epsilon=0.5, sensitivity=1.0))
+    assert type(lap) is dpbook.Laplace and lap.scale == 2.0
+
+
+def test_counterpart_bad_input():
+    with pytest.raises(ValueError, match="mech"):
+        peers.dpbook_counterpart(dpl.LaplaceFolded(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0))
+    with pytest.raises(ValueError, match="mech"):
+        peers.peer_scale(dpbook.BIT(1.0))
+    m = dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0)
+    with pytest.raises(ValueError, match="name"):
+        peers.peer_property(m, "mean", 0.5)
+    with pytest.raises(ValueError, match="q"):
+        peers.peer_property(m, "bias", np.nan)
+    with pytest.raises(ValueError, match="size"):
+        peers.peer_sample(m, 0.5, (2, 3))
+    with pytest.raises(ValueError, match="q"):
+        peers.peer_sample(m, np.inf, 3)
+
+
+@FAST
+@given(eps=st.floats(0.05, 5.0), width=st.one_of(st.floats(1.0, 50.0), st.just(np.inf)))
+def test_bounded_domain_scale_is_the_exact_truncation_scale(eps, width):
+    """Holohan et al.'s calibration = dpbook.truncated_scale when the interval is at least Δ wide."""
+    m = dpl.LaplaceBoundedDomain(epsilon=eps, sensitivity=1.0, lower=0.0, upper=width)
+    b = peers.peer_scale(m)
+    assert math.isclose(b, dpbook.truncated_scale(eps, 1.0, 0.0, width), rel_tol=1e-9)
+
+
+@FAST
+@given(eps=st.floats(0.1, 5.0), lo=st.floats(-5.0, 5.0), width=st.floats(1.0, 20.0), t=st.floats(0.0, 1.0),
+       name=st.sampled_from(["LaplaceTruncated", "LaplaceBoundedDomain"]))
+def test_closed_forms_agree_inside_finite_bounds(eps, lo, width, t, name):
+    m = getattr(dpl, name)(epsilon=eps, sensitivity=1.0, lower=lo, upper=lo + width)
+    ours = peers.dpbook_counterpart(m)
+    q = lo + t * width
+    assert abs(peers.peer_property(m, "bias", q) - ours.bias(q)) <= 1e-10 * max(1.0, ours.scale)
+    assert math.isclose(peers.peer_property(m, "variance", q), ours.variance(q), rel_tol=1e-8)
+
+
+def test_narrow_domain_scale_is_nan_in_diffprivlib():
+    """An interval narrower than Δ: diffprivlib's fixed point is NaN; the exact scale is D/ε."""
+    m = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=0.25)
+    assert np.isnan(peers.peer_scale(m))
+    assert math.isclose(dpbook.truncated_scale(1.0, 1.0, 0.0, 0.25), 0.25, rel_tol=1e-9)
+
+
+def test_peer_property_records_nan_and_is_vectorized():
+    m = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=np.inf)
+    out = peers.peer_property(m, "bias", [[0.0, 1.0], [2.0, 3.0]])
+    assert out.shape == (2, 2) and np.isnan(out).all()
+    m = dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=np.inf)
+    assert math.isclose(peers.peer_property(m, "bias", 1.0), dpbook.bit_bias(1.0, 1.0), rel_tol=1e-12)
+    assert np.isnan(peers.peer_property(m, "variance", 1.0))
+
+
+@pytest.mark.parametrize("name", ["LaplaceTruncated", "LaplaceBoundedDomain"])
+@pytest.mark.parametrize("q", [-1.0, 0.3, 2.0, 5.0])
+def test_peer_sampler_follows_the_counterpart_law(name, q):
+    """The counterpart's law is diffprivlib's sampler's, inside and outside the bounds (KS and mean)."""
+    m = getattr(dpl, name)(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=4.0, random_state=7)
+    ours = peers.dpbook_counterpart(m)
+    x = peers.peer_sample(m, q, 4000)
+    assert x.shape == (4000,) and x.min() >= 0.0 and x.max() <= 4.0
+    se = x.std(ddof=1) / np.sqrt(x.size)
+    assert abs(x.mean() - ours.mean(q)) < 5 * se
+    if name == "LaplaceBoundedDomain":
+        assert stats.kstest(x, lambda t: ours.cdf(t, q)).pvalue > 1e-3
+    else:
+        lo, hi = ours.point_masses(q)
+        for got, p in ((np.mean(x == 0.0), lo), (np.mean(x == 4.0), hi)):
+            assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / x.size) + 1e-12
+
+
+def test_peer_sample_is_reproducible():
+    a = peers.peer_sample(dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0, random_state=3), 0.5, 5)
+    b = peers.peer_sample(dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0, random_state=3), 0.5, 5)
+    assert np.array_equal(a, b)
+
+
+# --- lowest bit -----------------------------------------------------------------------------------------
+
+
+def test_lowest_bit_examples():
+    assert peers.lowest_bit(1.0) == 0.0 and peers.lowest_bit(0.75) == -2.0 and peers.lowest_bit(-6.0) == 1.0
+    assert peers.lowest_bit(0.0) == -np.inf
+    assert peers.lowest_bit(np.nextafter(0.25, 1.0)) == -54.0
+    assert peers.lowest_bit(5e-324) == -1074.0
+    x = np.array([0.1, 0.3, 0.26, 1.0])
+    assert np.array_equal(peers.lowest_bit(x, (0.25, 0.5)), peers.lowest_bit([0.3, 0.26]))
+    with pytest.raises(ValueError, match="x"):
+        peers.lowest_bit([1.0, np.inf])
+
+
+@FAST
+@given(m=st.integers(1, 2**52), k=st.integers(-1000, 960), sign=st.sampled_from([-1.0, 1.0]))
+def test_lowest_bit_recovers_the_exponent(m, k, sign):
+    m = m | 1
+    x = sign * math.ldexp(float(m), k)
+    assert peers.lowest_bit(x) == k
+
+
+def test_proposition_lowest_bit_leak():
+    """ch16-prop-lsb: BIT on [0, inf) at b = 1; releases in [1/4, 1/2) of q = 2 are multiples of 2^-52."""
+    rng = np.random.default_rng(1)
+    mech = dpbook.BIT(1.0, 0.0, np.inf)
+    k2 = peers.lowest_bit(mech.sample(2.0, size=200_000, rng=rng), (0.25, 0.5))
+    k1 = peers.lowest_bit(mech.sample(1.0, size=100_000, rng=rng), (0.25, 0.5))
+    assert k2.size > 1000 and k2.min() >= -52
+    assert k1.min() >= -53 and np.mean(k1 == -53) > 0.4
+
+
+# --- budget split ---------------------------------------------------------------------------------------
+
+
+@FAST
+@given(eps=st.floats(0.01, 10.0), d=st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=6),
+       power=st.floats(0.0, 2.0))
+def test_budget_split_sums_and_is_proportional(eps, d, power):
+    shares = peers.budget_split(eps, d, power=power)
+    d = np.asarray(d)
+    assert math.isclose(shares.sum(), eps, rel_tol=1e-12) and (shares > 0).all()
+    ratio = shares / d**power
+    assert np.allclose(ratio, ratio[0], rtol=1e-9)
+
+
+def test_budget_split_two_thirds_minimizes_the_total_variance():
+    d = np.array([1.0, 8.0, 0.3])
+    best = peers.budget_split(1.0, d, power=2 / 3)
+    def total(e, d=d):
+        return float(np.sum(2 * (np.asarray(d) / e) ** 2))
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        e = best * np.exp(0.2 * rng.normal(size=3))
+        e /= e.sum()
+        assert total(e) >= total(best) * (1 - 1e-12)
+    assert math.isclose(total(peers.budget_split(1.0, [1.0, 8.0], power=1.0), [1.0, 8.0]), 324.0)
+    assert math.isclose(total(peers.budget_split(1.0, [1.0, 8.0], power=2 / 3), [1.0, 8.0]), 250.0)
+
+
+def test_budget_split_bad_input():
+    for bad in ([], [1.0, -1.0], [[1.0]], [1.0, np.nan]):
+        with pytest.raises(ValueError, match="sensitivities"):
+            peers.budget_split(1.0, bad)
+    with pytest.raises(ValueError, match="epsilon"):
+        peers.budget_split(0.0, [1.0])
+    with pytest.raises(ValueError, match="power"):
+        peers.budget_split(1.0, [1.0], power=-1.0)
+
+
+# --- the views of Part IV -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"family": "LaplaceTruncated", "width": 1.0, "epsilon": 3.0}])
+def test_draw_peer_bias(kwargs):
+    import matplotlib.pyplot as plt
+
+    from dpbook.widgets.peers import draw_peer_bias
+
+    fig = draw_peer_bias(**kwargs)
+    assert len(fig.axes) == 2
+    plt.close(fig)
+
+
+def test_draw_lowest_bits():
+    import matplotlib.pyplot as plt
+
+    from dpbook.widgets.peers import draw_lowest_bits
+
+    fig = draw_lowest_bits(q1=0.0, q2=0.5, scale=2.0, draws=20_000)
+    assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 16
+    plt.close(fig)

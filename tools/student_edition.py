@@ -1,0 +1,170 @@
+"""Write the student edition of the book's notebooks: exercises kept, solutions removed, outputs cleared.
+
+    python tools/student_edition.py [--out DIR] [notebooks ...]
+
+With no notebook given, every notebook under ``book/`` is converted; the copies keep their path
+relative to the repository (``book/part1/ch02_bounded.ipynb`` -> ``DIR/book/part1/ch02_bounded.ipynb``),
+``DIR`` being ``_build/student`` by default.
+
+A solution is everything from a ``{solution-start}`` directive to the matching ``{solution-end}``
+directive (both removed, with every cell and every line between them; text before the start and
+after the end in the same markdown cells is kept), and any self-contained ``{solution}`` directive.
+Each removed solution is replaced by one code cell that invites the student's answer and, when the
+exercise has a registered numeric answer, shows how to check it with :func:`dpbook.classroom.check`.
+Every output and execution count is cleared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: the opening line of a MyST directive: a fence of 3+ backticks or colons, then ``{name}`` and its argument
+_OPEN = re.compile(r"^\s*(?P<fence>`{3,}|:{3,})\{(?P<name>[A-Za-z0-9_:-]+)\}\s*(?P<arg>.*?)\s*$")
+
+
+def _closes(line, fence):
+    """Whether ``line`` closes a directive opened with ``fence`` (the same character, at least as long)."""
+    s = line.strip()
+    return len(s) >= len(fence) and set(s) == {fence[0]}
+
+
+def _directive_end(lines, i, fence):
+    """Index just past the closing fence of the directive opened at ``lines[i]`` with ``fence``."""
+    for j in range(i + 1, len(lines)):
+        if _closes(lines[j], fence):
+            return j + 1
+    return len(lines)
+
+
+def _answer_cell(label):
+    """The cell that replaces a solution."""
+    from dpbook import classroom
+
+    text = f"# Your answer to exercise {label} here."
+    if label in classroom.ANSWERS:
+        expects = classroom.ANSWERS[label].expects
+        text += (f"\n# It has a numeric answer ({expects}); check yours without seeing it:\n"
+                 f"# from dpbook.classroom import check\n# check({label!r}, your_answer)")
+    return nbformat.v4.new_code_cell(text, metadata={"tags": ["student-answer"]}, id=f"answer-{label}"[:64])
+
+
+def _fresh(cell, lines):
+    """A copy of the markdown ``cell`` holding ``lines``, or None if they are blank."""
+    text = "\n".join(lines).strip("\n")
+    if not text.strip():
+        return None
+    new = nbformat.v4.new_markdown_cell(text, metadata=nbformat.from_dict(dict(cell.metadata)))
+    if cell.get("id"):
+        new.id = cell.id
+    return new
+
+
+def student_notebook(nb):
+    """The student version of the notebook ``nb`` (a new object; ``nb`` is not changed).
+
+    Returns
+    -------
+    (NotebookNode, list of str)
+        The notebook and the labels of the exercises whose solutions were removed.
+    """
+    out = nbformat.from_dict(dict(nb))
+    cells, labels = [], []
+    inside = None  # label of the open gated solution
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            if inside is None:
+                cells.append(nbformat.from_dict(dict(cell)))
+            continue
+        lines = cell.source.splitlines()
+        kept, i = [], 0
+        while i < len(lines):
+            m = _OPEN.match(lines[i])
+            if inside is not None:
+                if m and m["name"] == "solution-end":
+                    inside = None
+                    i = _directive_end(lines, i, m["fence"])
+                else:
+                    i += 1
+                continue
+            if m and m["name"] in ("solution-start", "solution"):
+                label = m["arg"].split()[0] if m["arg"] else f"solution-{len(labels) + 1}"
+                before = _fresh(cell, kept)
+                if before is not None:
+                    cells.append(before)
+                kept = []
+                labels.append(label)
+                cells.append(_answer_cell(label))
+                end = _directive_end(lines, i, m["fence"])
+                if m["name"] == "solution-start":
+                    inside = label
+                i = end
+                continue
+            kept.append(lines[i])
+            i += 1
+        rest = _fresh(cell, kept)
+        if rest is not None:
+            cells.append(rest)
+    if inside is not None:
+        raise ValueError(f"solution {inside!r} has a {{solution-start}} but no {{solution-end}}")
+    seen = set()
+    for k, cell in enumerate(cells):
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        if not cell.get("id") or cell.id in seen:
+            cell.id = f"student-{k}"
+        seen.add(cell.id)
+    out.cells = cells
+    out.nbformat, out.nbformat_minor = 4, max(out.get("nbformat_minor", 5), 5)  # cell ids need 4.5
+    return out, labels
+
+
+def book_notebooks(root=ROOT):
+    """Every notebook of the book, sorted."""
+    return sorted(p for p in (Path(root) / "book").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def write_student_edition(notebooks, out_dir, root=ROOT):
+    """Convert ``notebooks`` into ``out_dir``; returns ``[(destination, labels), ...]``."""
+    out_dir, root = Path(out_dir), Path(root).resolve()
+    written = []
+    for src in notebooks:
+        src = Path(src).resolve()
+        try:
+            rel = src.relative_to(root)
+        except ValueError:
+            rel = Path(src.name)
+        nb = nbformat.read(src, as_version=4)
+        student, labels = student_notebook(nb)
+        dest = out_dir / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(student, dest)
+        written.append((dest, labels))
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to convert (default: every notebook under book/)")
+    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "student", help="output directory (default: _build/student)")
+    args = parser.parse_args(argv)
+    notebooks = args.notebooks or book_notebooks()
+    if not notebooks:
+        parser.error("no notebooks found")
+    missing = [str(p) for p in notebooks if not Path(p).is_file()]
+    if missing:
+        parser.error(f"not found: {', '.join(missing)}")
+    for dest, labels in write_student_edition(notebooks, args.out):
+        print(f"{dest}: {len(labels)} solution(s) removed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
