@@ -393,3 +393,30 @@ def test_one_sided_truncated_scale_passes_the_full_audit(epsilon, bounds):
     b = dpbook.truncated_scale(epsilon, 1.3, *bounds)
     assert dpbook.privacy_loss(dpbook.Truncated(b, *bounds), 1.3) == pytest.approx(epsilon, rel=1e-9)
     assert dpbook.privacy_loss(dpbook.Truncated(b * (1 - 1e-6), *bounds), 1.3) > epsilon
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.0])
+@pytest.mark.parametrize("allowed", [[(0.0, np.inf)], [(0.0, 3.0)], [(-1.0, 0.5)]])
+def test_croft_uniform_scale_against_truncated_scale(epsilon, allowed):
+    """Where the two problems coincide (one interval, a uniform scale) they still differ, and why.
+
+    ``truncated_scale`` is the least scale giving ε-DP: neighbours at most Δ apart.  Croft, Sack & Shi
+    ask more: a ratio at most e^{iε} for true values iΔ apart, for every real i > 0.  Near i = 0 the
+    boundary log-ratio grows like 2iΔ/b (the Laplace slope plus the slope of log N at the boundary), so
+    their guarantee needs b >= 2Δ/ε whatever the interval's length; ε-DP needs less.
+    """
+    delta = 0.8
+    lo, hi = allowed[0]
+    croft = dpbook.croft_uniform_scale(epsilon, delta, allowed)
+    exact = truncated_scale(epsilon, delta, lo, hi)
+    assert exact < croft
+    assert croft == pytest.approx(2 * delta / epsilon, rel=1e-9) or hi - lo < 2 * delta
+    # both are ε-DP; the smaller one is exactly ε-DP
+    assert privacy_loss(dpbook.Normalized(croft, allowed), delta) <= epsilon * (1 + 1e-9)
+    assert privacy_loss(dpbook.Truncated(exact, lo, hi), delta) == pytest.approx(epsilon, rel=1e-9)
+    # at the exact ε-DP scale, Croft's guarantee fails for databases a small distance iΔ apart
+    i = 1e-3
+    q1 = lo if np.isfinite(lo) else hi - i * delta
+    ratio = float(np.max(pair_loss(dpbook.Truncated(exact, lo, hi), q1, q1 + i * delta)))
+    ratio = max(ratio, float(np.max(pair_loss(dpbook.Truncated(exact, lo, hi), q1 + i * delta, q1))))
+    assert ratio > i * epsilon * 1.05
