@@ -12,7 +12,6 @@ import dpbook
 from interval_cases import close, setups
 
 
-
 def pieces(f, lo, hi, q, b):
     """int_lo^hi f, split at the kink q and where the mass thins out, each piece by quad."""
     cuts = {q, q - 30 * b, q + 30 * b, q - 100 * b, q + 100 * b}
@@ -150,31 +149,6 @@ def test_sampler_far_outside_and_shapes():
     assert x.shape == (4000, 3)
     assert np.all(np.abs(x.mean(axis=0) - mech.mean(q)) < 5 * np.sqrt(mech.variance(q) / 4000))
     assert isinstance(mech.sample(0.5, rng=np.random.default_rng(0)), float)
-
-
-def test_max_abs_bias_is_attained_at_the_bounds():
-    for b, lo, hi in [(1.0, 0.0, math.inf), (2.0, -1.0, 1.0), (0.5, -3.0, 7.0), (1.0, -math.inf, 2.0)]:
-        mech = dpbook.BIT(b, lo, hi)
-        grid = np.linspace(max(lo, -30 * b), min(hi, 30 * b), 3001)
-        bias = np.asarray(mech.bias(grid))
-        assert np.all(np.diff(bias) < 0)
-        assert math.isclose(np.max(np.abs(bias)), mech.max_abs_bias(), rel_tol=1e-12)
-    assert dpbook.BIT(3.0).max_abs_bias() == 1.5
-    assert dpbook.BIT(1.0, -math.inf, math.inf).max_abs_bias() == 0.0
-
-
-def test_attributes():
-    mech = dpbook.BIT(2.0, -1.0, 4.0)
-    assert mech.domain == (-1.0, 4.0) and mech.support == (-1.0, 4.0)
-    assert isinstance(mech.bias(0.0), float) and mech.bias([0.0, 1.0]).shape == (2,)
-
-
-@pytest.mark.parametrize("kwargs, name", [({"scale": 0}, "scale"), ({"scale": -1}, "scale"), ({"scale": np.nan}, "scale"),
-                                          ({"scale": np.inf}, "scale"), ({"scale": 1, "lower": 1, "upper": 1}, "lower"),
-                                          ({"scale": 1, "lower": 2, "upper": 1}, "lower"), ({"scale": 1, "upper": np.nan}, "upper")])
-def test_bad_parameters(kwargs, name):
-    with pytest.raises(ValueError, match=name):
-        dpbook.BIT(**kwargs)
 
 
 def test_bad_inputs():

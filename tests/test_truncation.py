@@ -13,7 +13,6 @@ from interval_cases import close, setups
 from dpbook.truncation import truncated_ppf
 
 
-
 def pieces(f, lo, hi, q, b):
     """int_lo^hi f, split at the kink q and where the mass thins out, each piece by quad."""
     cuts = {q, q - 30 * b, q + 30 * b, q - 100 * b, q + 100 * b}
@@ -156,32 +155,6 @@ def test_quantile_by_piece_matches_quantile_per_point():
             per_point = _quantile_in_place((p - start[k]) / mass[k], c[k], b, lo[k], hi[k], floor=floor)
         assert np.allclose(by_piece, per_point, rtol=1e-12, atol=1e-12)
         assert np.all((by_piece >= lo[k]) & (by_piece <= hi[k]))
-
-
-def test_max_abs_bias_is_attained_at_the_bounds():
-    for b, lo, hi in [(1.0, 0.0, math.inf), (2.0, -1.0, 1.0), (0.5, -3.0, 7.0), (1.0, -math.inf, 2.0)]:
-        mech = dpbook.Truncated(b, lo, hi)
-        grid = np.linspace(max(lo, -60 * b), min(hi, 60 * b), 3001)
-        bias = np.asarray(mech.bias(grid))
-        assert np.all(np.diff(bias) < 0)
-        assert np.max(np.abs(bias)) <= mech.max_abs_bias() * (1 + 1e-12)
-        assert math.isclose(np.max(np.abs(bias)), mech.max_abs_bias(), rel_tol=1e-12)
-    assert dpbook.Truncated(1.0).max_abs_bias() == 1.0
-    assert dpbook.Truncated(1.0, -math.inf, math.inf).max_abs_bias() == 0.0
-
-
-def test_attributes():
-    mech = dpbook.Truncated(2.0, -1.0, 4.0)
-    assert mech.domain == (-1.0, 4.0) and mech.support == (-1.0, 4.0)
-    assert isinstance(mech.bias(0.0), float) and mech.bias([0.0, 1.0]).shape == (2,)
-
-
-@pytest.mark.parametrize("kwargs, name", [({"scale": 0}, "scale"), ({"scale": -1}, "scale"), ({"scale": np.nan}, "scale"),
-                                          ({"scale": np.inf}, "scale"), ({"scale": 1, "lower": 1, "upper": 1}, "lower"),
-                                          ({"scale": 1, "lower": 2, "upper": 1}, "lower"), ({"scale": 1, "lower": np.nan}, "lower")])
-def test_bad_parameters(kwargs, name):
-    with pytest.raises(ValueError, match=name):
-        dpbook.Truncated(**kwargs)
 
 
 def test_bad_inputs():
