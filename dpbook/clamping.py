@@ -24,9 +24,9 @@ import numpy as np
 from scipy import special
 
 from . import _validation as check
-from .laplace import laplace_cdf, laplace_logpdf, laplace_sf
+from .laplace import _draw_offsets, laplace_cdf, laplace_logpdf, laplace_sf
 from .mechanism import IntervalMechanism, _float
-from .truncation import _args, _clip_parts, _quantile_in_place
+from .truncation import _args, _clip_parts
 
 __all__ = ["BIT", "bit_bias", "bit_mean", "bit_variance", "bit_mse", "bit_point_masses"]
 
@@ -144,7 +144,6 @@ class BIT(IntervalMechanism):
         return float(-0.5 * self.scale * np.expm1(-(self.upper - self.lower) / self.scale))
 
     def _sample(self, q, shape, rng):
-        # the Laplace quantile is the truncated one with no bound; then shift and clamp
-        x = _quantile_in_place(rng.random(shape), 0.0, self.scale, -np.inf, np.inf)
+        x = _draw_offsets(rng, shape, self.scale)
         x += q
         return np.clip(x, self.lower, self.upper, out=x)

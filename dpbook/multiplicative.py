@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validation as check
-from .laplace import laplace_cdf, laplace_logpdf
-from .mechanism import Mechanism, _float
-from .truncation import _compact, _quantile_in_place
+from .laplace import _draw_offsets, laplace_cdf, laplace_logpdf
+from .mechanism import Mechanism, _compact, _float
 
 __all__ = ["LogLaplace", "log_laplace_scale", "log_laplace_moment", "relative_bias"]
 
@@ -132,7 +131,7 @@ class LogLaplace(Mechanism):
 
     def _sample(self, q, shape, rng):
         """``q e^{L_b}`` by inverse cdf: the Laplace quantile of one uniform per draw, plus ``log q``, exponentiated."""
-        x = _quantile_in_place(rng.random(shape), 0.0, self.scale, -np.inf, np.inf)
+        x = _draw_offsets(rng, shape, self.scale)
         x += np.log(_compact(q) if np.ndim(q) else q)
         with np.errstate(over="ignore"):
             return np.exp(x, out=x)

@@ -28,7 +28,7 @@ import numpy as np
 from scipy import optimize, special
 
 from . import _validation as check
-from .laplace import laplace_logpdf
+from .laplace import RESOLUTION, laplace_logpdf
 from .mechanism import Mechanism, _float
 from .truncation import _clip_parts, _compact, _half_mass, _quantile_in_place, _truncated_moments
 
@@ -309,7 +309,7 @@ class _NormalizedFamily(Mechanism):
 
     def _sample(self, q, shape, rng):
         q = _compact(q) if np.ndim(q) else q
-        return _ppf(rng.random(shape), q, self._scale(q), self._lo, self._hi, floor=2.0**-53)
+        return _ppf(rng.random(shape), q, self._scale(q), self._lo, self._hi, floor=RESOLUTION)
 
 
 class Normalized(_NormalizedFamily):

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import special
 
 from . import _validation as check
-from .laplace import laplace_logpdf, laplace_scale
+from .laplace import RESOLUTION, _offsets_in_place, laplace_logpdf, laplace_scale
 from .mechanism import IntervalMechanism, _compact, _float
 
 __all__ = [
@@ -154,12 +154,11 @@ def truncated_ppf(p, q, scale, lower=0.0, upper=np.inf):
     return _float(np.where(p == 0, lower, np.where(p == 1, upper, x)))
 
 
-def _quantile_in_place(p, c, scale, lower, upper, floor=2.0**-53, piece=None):
+def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
     """Overwrite the float array ``p`` with truncated quantiles (see :func:`truncated_ppf`).
 
-    ``1 - |t|`` is kept ``>= floor``: the default caps draws at ``53 log 2 = 36.7`` scales from ``c``
-    (where a double-precision uniform runs out of resolution, as in numpy's own Laplace sampler),
-    so a sampler never returns an infinity.  No masks and no branches: a handful of in-place passes.
+    The uniform is mapped onto the centred probabilities of the interval's part of the Laplace law
+    around ``c`` and passed through :func:`dpbook.laplace._offsets_in_place` (``floor`` as there).
 
     With ``piece=(k, start, mass)`` the intervals are the pieces of a mixture: ``c``, ``lower``,
     ``upper``, ``start`` and ``mass`` (``> 0``) are 1-D with one entry per piece, point ``i`` belongs to
@@ -175,13 +174,7 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=2.0**-53, piece=None):
         p -= slot
     p *= width
     p += start
-    w = np.abs(p, out=np.empty_like(p))
-    np.subtract(1.0, w, out=w)
-    if floor:
-        np.clip(w, floor, 1.0, out=w)
-    np.log(w, out=w)
-    np.copysign(w, p, out=w)
-    w *= scale
+    w = _offsets_in_place(p, scale, floor)
     w += c
     if piece is None:
         return np.clip(w, lower, upper, out=w)
