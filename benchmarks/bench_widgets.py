@@ -3,7 +3,7 @@
 Every view registered in :mod:`dpbook.widgets` (``load_all()`` imports every part's module) is
 drawn with its defaults, then once with each control moved by one step (a slider one step away
 from its default, a dropdown on another option, a checkbox flipped), as the live widget redraws:
-exactly what the live widget does on each redraw: :func:`dpbook.widgets.render` (the drawing
+exactly what the live widget does on each redraw: :func:`dpbook_book.widgets.render` (the drawing
 function, one PNG at the figure's own size, Agg backend, close).  ``--render png-tight`` times the
 inline backend's tight PNG instead (two draws), ``--render draw`` only ``fig.canvas.draw()`` (both
 also show the time spent in the drawing function alone).  Each case is the median of ``--runs``
@@ -34,9 +34,9 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from dpbook.plotting import use_style  # noqa: E402
-from dpbook import widgets  # noqa: E402
-from dpbook.widgets import load_all  # noqa: E402
+from dpbook_book.plotting import use_style  # noqa: E402
+from dpbook_book import widgets  # noqa: E402
+from dpbook_book.widgets import load_all  # noqa: E402
 
 
 def moved(spec, value):
@@ -95,7 +95,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=5, help="timed runs per case (median)")
     parser.add_argument("--budget-ms", type=float, default=100.0, help="slowest redraw allowed")
     parser.add_argument("--render", choices=["widget", "png-tight", "draw"], default="widget",
-                        help="widget: exactly the live widget's redraw, dpbook.widgets.render (default); "
+                        help="widget: exactly the live widget's redraw, dpbook_book.widgets.render (default); "
                              "png-tight: the inline backend's tight PNG; draw: fig.canvas.draw() only")
     parser.add_argument("--json", help="also write the timings to this file")
     parser.add_argument("--import", dest="modules", action="append", default=[],

@@ -15,25 +15,22 @@ The library behind the dpbook textbook.  One module per idea of the book:
 ``privacy``        the exact auditor :func:`privacy_loss` and :func:`truncated_scale`
 ``sensitivity``    global sensitivities of bounded-data statistics (Liu's supplement)
 ``studies``        Higham's projection, the universal-histogram tree, combining rules
-``choosing``       every mechanism calibrated to the same exact ε, compared; the decision table
-``peers``          side-by-side runs of IBM's diffprivlib (imported only when used)
-``classroom``      a checker for the exercises' numeric answers
-``plotting``       the shared figure style; ``widgets`` the chapters' interactive views
 =================  ==========================================================================
+
+``import dpbook`` imports numpy and scipy and nothing else.  The book's own support code (its
+interactive views, figure style, exercise answers, peer-library adapters and worked examples) is the
+separate package :mod:`dpbook_book`, which the core never imports.
 
 Every name below is importable from ``dpbook`` directly.
 """
 
 from . import (
-    choosing,
-    classroom,
     clamping,
     laplace,
     mechanism,
     multiplicative,
     normalization,
     optimal,
-    peers,
     postprocessing,
     privacy,
     restriction,
@@ -41,7 +38,6 @@ from . import (
     studies,
     truncation,
 )
-from .choosing import *  # noqa: F401,F403
 from .clamping import *  # noqa: F401,F403
 from .laplace import Laplace, laplace_scale
 from .mechanism import Mechanism
@@ -56,7 +52,7 @@ from .studies import *  # noqa: F401,F403
 from .truncation import *  # noqa: F401,F403
 
 __all__ = ["Laplace", "Mechanism", "laplace_scale"]
-for _module in (choosing, clamping, truncation, postprocessing, restriction, multiplicative, normalization, optimal, privacy, sensitivity, studies):
+for _module in (clamping, truncation, postprocessing, restriction, multiplicative, normalization, optimal, privacy, sensitivity, studies):
     __all__ += list(_module.__all__)
 del _module
 

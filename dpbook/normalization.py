@@ -33,8 +33,6 @@ from .mechanism import Mechanism, _float
 from .truncation import _clip_parts, _compact, _half_mass, _quantile_in_place, _truncated_moments
 
 __all__ = [
-    "AGE_BOUNDS",
-    "CLINIC",
     "CroftLaplace",
     "Normalized",
     "croft_boundary_scale",
@@ -62,11 +60,6 @@ _FEW_PIECES = 64
 _BLOCK = 2**15
 
 
-# --- the worked examples of Chapter 12 (constraint configurations) ---
-#: the clinic of Chapter 12: days (counted from 1 January) on which it is open; closed in between
-CLINIC = ((-np.inf, 58.0), (66.0, 195.0), (227.0, 350.0), (360.0, np.inf))
-#: the mean age of ``n`` people, each aged between these bounds
-AGE_BOUNDS = (18.0, 90.0)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -12,9 +12,11 @@ from scipy import integrate, special, stats
 
 from . import _validation as check
 from .mechanism import Mechanism, _compact, _float
-from .truncation import Truncated
+from .clamping import bit_bias
+from .laplace import laplace_scale
+from .truncation import Truncated, truncated_bias
 
-__all__ = ["Restricted"]
+__all__ = ["Restricted", "restriction_ramp_bias_ratio"]
 
 
 class Restricted(Mechanism):
@@ -292,3 +294,22 @@ class Restricted(Mechanism):
         """``(loc, scale)`` of a Laplace or normal base: its mean, and its std over √2 or 1."""
         root2 = np.sqrt(2.0) if self.base.dist.name == "laplace" else 1.0
         return float(self.base.mean()), float(self.base.std()) / root2
+
+
+def restriction_ramp_bias_ratio(q, epsilon, sensitivity):
+    """McGlinchey–Mason ratio (9): restriction's bias at ``b = 2Δ/ε`` over the ramp's at ``b = Δ/ε``.
+
+    Both are ε-DP for a nonnegative query (McGlinchey–Mason Prop. 2 doubles ε for restriction).
+    The ratio is ``2e^{t}(t + 2)/(2e^{t/2} - 1)`` with ``t = εq/Δ``, increasing from 4 at ``q = 0``;
+    it is ``inf`` where the ramp's bias underflows (``t`` beyond about 745).
+
+    >>> restriction_ramp_bias_ratio(0.0, 1.0, 1.0)
+    4.0
+    """
+    b = laplace_scale(epsilon, sensitivity)
+    q = check.finite_array("q", q)
+    if (q < 0).any():
+        raise ValueError(f"q must be >= 0 for a nonnegative query, got {q!r}")
+    restricted = np.asarray(truncated_bias(q, 2 * b, 0.0, np.inf))
+    ramp = np.asarray(bit_bias(q, b, 0.0, np.inf))
+    return _float(np.divide(restricted, ramp, out=np.full(np.shape(ramp), np.inf), where=ramp > 0))

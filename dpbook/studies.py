@@ -24,10 +24,6 @@ from scipy import stats
 from . import _validation as check
 
 __all__ = [
-    "COVARIANCE_SETTINGS",
-    "STUDY2_PI",
-    "STUDY2_N",
-    "STUDY2_EPSILONS",
     "nearest_psd",
     "nearest_correlation",
     "max_sample_variance",
@@ -52,12 +48,6 @@ __all__ = [
 MECHANISMS = ("bit", "truncated")
 
 
-#: the book's choices for Liu's §4.1 (the numbers did not survive in the paper's text)
-COVARIANCE_SETTINGS = {"sd": (1.0, 2.0), "bound": 4.0, "rho": (0.0, -0.5, 0.9), "n": (50, 100, 200, 400, 800)}
-#: the book's choices for Liu's §4.2
-STUDY2_PI = np.array([0.05, 0.15, 0.3, 0.5])
-STUDY2_N = (50, 100, 200, 500, 1000, 2000)
-STUDY2_EPSILONS = (0.1, 0.5, 5.0)
 
 
 # --- Study 1: positive semi-definite repair ---------------------------------------------------

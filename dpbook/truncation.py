@@ -39,7 +39,6 @@ __all__ = [
     "truncated_mse",
     "truncated_ppf",
     "truncated_variance",
-    "restriction_ramp_bias_ratio",
 ]
 
 #: below this the lower incomplete gamma difference is the accurate one, above it the upper one
@@ -180,27 +179,6 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
         return np.clip(w, lower, upper, out=w)
     np.maximum(w, lower, out=w)
     return np.minimum(w, upper, out=w)
-
-
-def restriction_ramp_bias_ratio(q, epsilon, sensitivity):
-    """McGlinchey–Mason ratio (9): restriction's bias at ``b = 2Δ/ε`` over the ramp's at ``b = Δ/ε``.
-
-    Both are ε-DP for a nonnegative query (McGlinchey–Mason Prop. 2 doubles ε for restriction).
-    The ratio is ``2e^{t}(t + 2)/(2e^{t/2} - 1)`` with ``t = εq/Δ``, increasing from 4 at ``q = 0``;
-    it is ``inf`` where the ramp's bias underflows (``t`` beyond about 745).
-
-    >>> restriction_ramp_bias_ratio(0.0, 1.0, 1.0)
-    4.0
-    """
-    from .clamping import bit_bias  # clamping imports this module
-
-    b = laplace_scale(epsilon, sensitivity)
-    q = check.finite_array("q", q)
-    if (q < 0).any():
-        raise ValueError(f"q must be >= 0 for a nonnegative query, got {q!r}")
-    restricted = np.asarray(truncated_bias(q, 2 * b, 0.0, np.inf))
-    ramp = np.asarray(bit_bias(q, b, 0.0, np.inf))
-    return _float(np.divide(restricted, ramp, out=np.full(np.shape(ramp), np.inf), where=ramp > 0))
 
 
 class Truncated(IntervalMechanism):

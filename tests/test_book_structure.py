@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 import dpbook
-from dpbook import widgets
+from dpbook_book import widgets
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "book").glob("part*/*.ipynb"))

@@ -10,7 +10,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from dpbook import classroom
+from dpbook_book import classroom
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / "tools" / "student_edition.py"

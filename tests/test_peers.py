@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import dpbook
-from dpbook import peers
+from dpbook_book import peers
 
 dpl = pytest.importorskip("diffprivlib.mechanisms")
 
@@ -148,7 +148,7 @@ def test_proposition_lowest_bit_leak():
 @given(eps=st.floats(0.01, 10.0), d=st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=6),
        power=st.floats(0.0, 2.0))
 def test_budget_split_sums_and_is_proportional(eps, d, power):
-    shares = peers.budget_split(eps, d, power=power)
+    shares = dpbook.budget_split(eps, d, power=power)
     d = np.asarray(d)
     assert math.isclose(shares.sum(), eps, rel_tol=1e-12) and (shares > 0).all()
     ratio = shares / d**power
@@ -157,7 +157,7 @@ def test_budget_split_sums_and_is_proportional(eps, d, power):
 
 def test_budget_split_two_thirds_minimizes_the_total_variance():
     d = np.array([1.0, 8.0, 0.3])
-    best = peers.budget_split(1.0, d, power=2 / 3)
+    best = dpbook.budget_split(1.0, d, power=2 / 3)
     def total(e, d=d):
         return float(np.sum(2 * (np.asarray(d) / e) ** 2))
 
@@ -166,18 +166,18 @@ def test_budget_split_two_thirds_minimizes_the_total_variance():
         e = best * np.exp(0.2 * rng.normal(size=3))
         e /= e.sum()
         assert total(e) >= total(best) * (1 - 1e-12)
-    assert math.isclose(total(peers.budget_split(1.0, [1.0, 8.0], power=1.0), [1.0, 8.0]), 324.0)
-    assert math.isclose(total(peers.budget_split(1.0, [1.0, 8.0], power=2 / 3), [1.0, 8.0]), 250.0)
+    assert math.isclose(total(dpbook.budget_split(1.0, [1.0, 8.0], power=1.0), [1.0, 8.0]), 324.0)
+    assert math.isclose(total(dpbook.budget_split(1.0, [1.0, 8.0], power=2 / 3), [1.0, 8.0]), 250.0)
 
 
 def test_budget_split_bad_input():
     for bad in ([], [1.0, -1.0], [[1.0]], [1.0, np.nan]):
         with pytest.raises(ValueError, match="sensitivities"):
-            peers.budget_split(1.0, bad)
+            dpbook.budget_split(1.0, bad)
     with pytest.raises(ValueError, match="epsilon"):
-        peers.budget_split(0.0, [1.0])
+        dpbook.budget_split(0.0, [1.0])
     with pytest.raises(ValueError, match="power"):
-        peers.budget_split(1.0, [1.0], power=-1.0)
+        dpbook.budget_split(1.0, [1.0], power=-1.0)
 
 
 # --- the views of Part IV -------------------------------------------------------------------------------
@@ -187,7 +187,7 @@ def test_budget_split_bad_input():
 def test_draw_peer_bias(kwargs):
     import matplotlib.pyplot as plt
 
-    from dpbook.widgets.peers import draw_peer_bias
+    from dpbook_book.widgets.peers import draw_peer_bias
 
     fig = draw_peer_bias(**kwargs)
     assert len(fig.axes) == 2
@@ -197,7 +197,7 @@ def test_draw_peer_bias(kwargs):
 def test_draw_lowest_bits():
     import matplotlib.pyplot as plt
 
-    from dpbook.widgets.peers import draw_lowest_bits
+    from dpbook_book.widgets.peers import draw_lowest_bits
 
     fig = draw_lowest_bits(q1=0.0, q2=0.5, scale=2.0, draws=20_000)
     assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 16

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from dpbook import widgets  # noqa: E402
+from dpbook_book import widgets  # noqa: E402
 
 VIEWS = widgets.load_all()
 PARTS = {"bounded", "studies", "nonnegative", "normalized", "choosing", "peers"}
@@ -23,7 +23,8 @@ def _extremes(spec, default):
     if isinstance(spec, bool):
         return [not default]
     if isinstance(spec, (list, dict)):
-        return [o for o in spec if o != default]
+        values = [o[1] if isinstance(o, tuple) else o for o in spec]  # (label, value) pairs
+        return [v for v in values if v != default]
     lo, hi, _ = spec
     return [v for v in (lo, hi) if v != default]
 

@@ -2,8 +2,8 @@ import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 
-from dpbook.widgets import VIEWS
-from dpbook.widgets import bounded as w
+from dpbook_book.widgets import VIEWS
+from dpbook_book.widgets import bounded as w
 
 matplotlib.use("Agg")
 

@@ -1,4 +1,4 @@
-"""Part II views (dpbook.widgets.nonnegative): every view draws, the φ families are what they claim."""
+"""Part II views (dpbook_book.widgets.nonnegative): every view draws, the φ families are what they claim."""
 
 import matplotlib
 
@@ -9,8 +9,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import dpbook  # noqa: E402
-from dpbook.widgets import VIEWS  # noqa: E402
-from dpbook.widgets import nonnegative as nn  # noqa: E402
+from dpbook_book.widgets import VIEWS  # noqa: E402
+from dpbook_book.widgets import nonnegative as nn  # noqa: E402
 
 
 @pytest.mark.parametrize("base", ["laplace", "gaussian"])

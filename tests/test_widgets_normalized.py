@@ -1,4 +1,4 @@
-"""Part III views (dpbook.widgets.normalized): what the figures show (every view draws: tests/test_widgets.py)."""
+"""Part III views (dpbook_book.widgets.normalized): what the figures show (every view draws: tests/test_widgets.py)."""
 
 
 import matplotlib
@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import dpbook  # noqa: E402
-from dpbook.widgets import normalized as w  # noqa: E402
+from dpbook_book.widgets import normalized as w  # noqa: E402
 
 
 def test_leak_view_shows_the_exact_boundary_ratio():

@@ -1,4 +1,4 @@
-"""dpbook.widgets.render: one redraw as the live widget does it, the same pixels as a plain PNG."""
+"""dpbook_book.widgets.render: one redraw as the live widget does it, the same pixels as a plain PNG."""
 
 import io
 
@@ -11,8 +11,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from dpbook import widgets  # noqa: E402
-from dpbook.plotting import style  # noqa: E402
+from dpbook_book import widgets  # noqa: E402
+from dpbook_book.plotting import style  # noqa: E402
 
 
 def _pixels(png):

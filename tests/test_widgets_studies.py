@@ -3,8 +3,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from dpbook.widgets import VIEWS
-from dpbook.widgets import studies as w
+from dpbook_book.widgets import VIEWS
+from dpbook_book.widgets import studies as w
 
 matplotlib.use("Agg")
 

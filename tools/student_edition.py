@@ -10,7 +10,7 @@ A solution is everything from a ``{solution-start}`` directive to the matching `
 directive (both removed, with every cell and every line between them; text before the start and
 after the end in the same markdown cells is kept), and any self-contained ``{solution}`` directive.
 Each removed solution is replaced by one code cell that invites the student's answer and, when the
-exercise has a registered numeric answer, shows how to check it with :func:`dpbook.classroom.check`.
+exercise has a registered numeric answer, shows how to check it with :func:`dpbook_book.classroom.check`.
 Every output and execution count is cleared.
 """
 
@@ -45,13 +45,13 @@ def _directive_end(lines, i, fence):
 
 def _answer_cell(label):
     """The cell that replaces a solution."""
-    from dpbook import classroom
+    from dpbook_book import classroom
 
     text = f"# Your answer to exercise {label} here."
     if label in classroom.ANSWERS:
         expects = classroom.ANSWERS[label].expects
         text += (f"\n# It has a numeric answer ({expects}); check yours without seeing it:\n"
-                 f"# from dpbook.classroom import check\n# check({label!r}, your_answer)")
+                 f"# from dpbook_book.classroom import check\n# check({label!r}, your_answer)")
     return nbformat.v4.new_code_cell(text, metadata={"tags": ["student-answer"]}, id=f"answer-{label}"[:64])
 
 

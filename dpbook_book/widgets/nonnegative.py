@@ -14,7 +14,7 @@ from scipy import stats
 
 import dpbook
 from dpbook import _validation as check
-from dpbook.plotting import COLORS, figure
+from dpbook_book.plotting import COLORS, figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from . import view

@@ -13,8 +13,8 @@ import functools
 import numpy as np
 
 import dpbook
-from dpbook.normalization import AGE_BOUNDS, CLINIC
-from dpbook.plotting import COLORS, figure
+from dpbook_book.data import AGE_BOUNDS, CLINIC
+from dpbook_book.plotting import COLORS, figure
 
 from . import view
 
@@ -234,7 +234,7 @@ def draw_croft_comparison(epsilon=1.0, q=0.5):
 
 @functools.lru_cache(maxsize=64)
 def _clinic_scales(epsilon, sensitivity):
-    """Croft's uniform scale for :data:`dpbook.CLINIC` and Theorem 2's lower bounds (cached: moving ``q`` is cheap)."""
+    """Croft's uniform scale for :data:`dpbook_book.data.CLINIC` and Theorem 2's lower bounds (cached: moving ``q`` is cheap)."""
     return (dpbook.croft_uniform_scale(epsilon, sensitivity, CLINIC),
             tuple(dpbook.croft_lower_bounds(epsilon, sensitivity, CLINIC)))
 

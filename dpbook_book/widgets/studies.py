@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from dpbook.studies import COVARIANCE_SETTINGS, STUDY2_N, STUDY2_PI
-from dpbook.plotting import COLORS, figure
+from dpbook_book.data import COVARIANCE_SETTINGS, STUDY2_N, STUDY2_PI
+from dpbook_book.plotting import COLORS, figure
 from dpbook.studies import (
     bias_rmse,
     clipped_bivariate_normal,

@@ -12,28 +12,29 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _validation as check
-from .clamping import BIT
-from .laplace import Laplace, laplace_scale
-from .optimal import optimal_postprocessing
-from .postprocessing import TranslatedRamp, optimal_ramp_shift
-from .privacy import privacy_loss, truncated_scale
-from .truncation import Truncated
+from dpbook import (BIT, Laplace, Truncated, TranslatedRamp, laplace_scale, optimal_postprocessing,
+                    optimal_ramp_shift, privacy_loss, truncated_scale)
+from dpbook import _validation as check
 
-__all__ = ["DOMAINS", "DEFAULT_SENSITIVITY", "METRICS", "Candidate", "calibrated_mechanisms", "compare_mechanisms",
-           "decision_table", "domain_bounds"]
+__all__ = ["DOMAINS", "DOMAIN_LABELS", "DEFAULT_SENSITIVITY", "METRICS", "Candidate", "calibrated_mechanisms",
+           "compare_mechanisms", "decision_table", "domain_bounds"]
 
-#: the two settings of Chapter 13: a nonnegative statistic (a count) and a proportion
-DOMAINS = ("[0, ∞)", "[0, 1]")
+#: the two settings of Chapter 13, by key: a nonnegative statistic (a count) and a proportion
+DOMAINS = ("count", "proportion")
+#: how each setting is shown to readers (never used as a key)
+DOMAIN_LABELS = {"count": "[0, ∞)", "proportion": "[0, 1]"}
+_BOUNDS = {"count": (0.0, np.inf), "proportion": (0.0, 1.0)}
 #: the sensitivity used for each setting unless given: one record changes a count by 1 and a
 #: proportion over n = 20 records by 1/20
-DEFAULT_SENSITIVITY = {DOMAINS[0]: 1.0, DOMAINS[1]: 0.05}
+DEFAULT_SENSITIVITY = {"count": 1.0, "proportion": 0.05}
 #: what Chapter 13's view can draw against the true value
 METRICS = ("bias", "variance", "mse")
 
 class Candidate(NamedTuple):
-    """A mechanism calibrated to ε: its name, the mechanism, its scale, the audited privacy loss and how."""
+    """A mechanism calibrated to ε: its key, its name for readers, the mechanism, its scale, the audited
+    privacy loss and how it was audited."""
 
+    key: str
     name: str
     mechanism: object
     scale: float
@@ -42,9 +43,10 @@ class Candidate(NamedTuple):
 
 
 def domain_bounds(domain):
-    if domain not in DOMAINS:
+    """``(lower, upper)`` of a setting given by its key (one of :data:`DOMAINS`)."""
+    if domain not in _BOUNDS:
         raise ValueError(f"domain must be one of {DOMAINS}, got {domain!r}")
-    return (0.0, np.inf) if domain == DOMAINS[0] else (0.0, 1.0)
+    return _BOUNDS[domain]
 
 
 def calibrated_mechanisms(epsilon=1.0, sensitivity=None, domain=DOMAINS[0]):
@@ -75,17 +77,17 @@ def _calibrated(eps, delta, domain):
     lo, hi = domain_bounds(domain)
     b = laplace_scale(eps, delta)
     laplace = Laplace(b)
-    out = [Candidate("Laplace (not range-adherent)", laplace, b, privacy_loss(laplace, delta), "exact")]
+    out = [Candidate("laplace", "Laplace (not range-adherent)", laplace, b, privacy_loss(laplace, delta), "exact")]
     bit = BIT(b, lo, hi)
-    out.append(Candidate("clamping (BIT, ramp)", bit, b, privacy_loss(bit, delta), "exact"))
+    out.append(Candidate("clamping", "clamping (BIT, ramp)", bit, b, privacy_loss(bit, delta), "exact"))
     if hi == np.inf:
         ramp = TranslatedRamp(b, optimal_ramp_shift(b))
-        out.append(Candidate("translated ramp at α*", ramp, b, privacy_loss(ramp, delta), "exact"))
-        out.append(Candidate("optimal φ* (Ch. 14)", optimal_postprocessing(b), b,
+        out.append(Candidate("ramp", "translated ramp at α*", ramp, b, privacy_loss(ramp, delta), "exact"))
+        out.append(Candidate("optimal", "optimal φ* (Ch. 14)", optimal_postprocessing(b), b,
                              privacy_loss(laplace, delta), "post-processing of the audited Laplace"))
     bt = truncated_scale(eps, delta, lo, hi)
     trunc = Truncated(bt, lo, hi)
-    out.append(Candidate("truncation, calibrated", trunc, bt, privacy_loss(trunc, delta), "exact"))
+    out.append(Candidate("truncated", "truncation, calibrated", trunc, bt, privacy_loss(trunc, delta), "exact"))
     return tuple(out)
 
 
@@ -107,7 +109,7 @@ def compare_mechanisms(epsilon=1.0, sensitivity=None, domain=DOMAINS[0]):
     Returns
     -------
     list of dict
-        One per :func:`calibrated_mechanisms` candidate, with keys ``name``, ``scale``, ``loss``,
+        One per :func:`calibrated_mechanisms` candidate, with keys ``key``, ``name``, ``scale``, ``loss``,
         ``worst_bias``, ``worst_mse``, ``mse_at_0``, ``mse_far`` (at the largest grid value, or at
         ``q = 1/2`` on ``[0, 1]``).
     """
@@ -118,6 +120,7 @@ def compare_mechanisms(epsilon=1.0, sensitivity=None, domain=DOMAINS[0]):
     for c in cands:
         m = c.mechanism
         rows.append({
+            "key": c.key,
             "name": c.name,
             "scale": c.scale,
             "loss": c.loss,
@@ -146,16 +149,21 @@ def decision_table(epsilon=1.0, sensitivity=None, domain=DOMAINS[0], tol=1e-9):
     Returns
     -------
     list of dict
-        Keys ``criterion``, ``best`` (list of names), ``value``, ``runner_up``, ``runner_up_value``.
+        Keys ``criterion`` (a key), ``label`` (its sentence for readers), ``best`` (list of mechanism
+        keys) and ``best_names`` (their names for readers), ``value``, ``runner_up`` (key),
+        ``runner_up_name``, ``runner_up_value``.
     """
-    rows = [r for r in compare_mechanisms(epsilon, sensitivity, domain) if not r["name"].startswith("Laplace")]
+    rows = [r for r in compare_mechanisms(epsilon, sensitivity, domain) if r["key"] != "laplace"]
     out = []
     for key, label in _CRITERIA:
         vals = np.array([r[key] for r in rows])
         best = float(vals.min())
-        tied = [r["name"] for r, v in zip(rows, vals) if v <= best * (1 + tol) + 1e-300]
-        others = [(v, r["name"]) for r, v in zip(rows, vals) if r["name"] not in tied]
-        runner = min(others) if others else (np.nan, "")
-        out.append({"criterion": label, "best": tied, "value": best,
-                    "runner_up": runner[1], "runner_up_value": float(runner[0])})
+        tied = [r for r, v in zip(rows, vals) if v <= best * (1 + tol) + 1e-300]
+        others = sorted(((v, k) for k, (r, v) in enumerate(zip(rows, vals)) if r not in tied))
+        runner = rows[others[0][1]] if others else None
+        out.append({"criterion": key, "label": label, "best": [r["key"] for r in tied],
+                    "best_names": [r["name"] for r in tied], "value": best,
+                    "runner_up": runner["key"] if runner else "",
+                    "runner_up_name": runner["name"] if runner else "",
+                    "runner_up_value": float(others[0][0]) if others else float("nan")})
     return out

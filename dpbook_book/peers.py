@@ -11,10 +11,8 @@ holds the few helpers that comparison needs and that are not formulas of the pap
   Liu Def. 2(a)) with the scale of Holohan, Antonatos, Braghin & Mac Aonghusa (2020).
 * :func:`lowest_bit` reads where the last set bit of a double sits, which is what leaks from a
   floating-point sampler (Mironov 2012).
-* :func:`budget_split` shares a privacy budget among several statistics (sequential composition;
-  Liu 2019, Remark 2).
 
-diffprivlib is imported only when a function needs it; nothing in :mod:`dpbook` imports this module.
+diffprivlib is imported only when a function needs it; the core :mod:`dpbook` never imports this package.
 """
 
 from __future__ import annotations
@@ -23,13 +21,11 @@ import warnings
 
 import numpy as np
 
-from . import _validation as check
-from .clamping import BIT
-from .laplace import Laplace
-from .mechanism import _float
-from .truncation import Truncated
+from dpbook import BIT, Laplace, Truncated
+from dpbook import _validation as check
+from dpbook.mechanism import _float
 
-__all__ = ["budget_split", "dpbook_counterpart", "lowest_bit", "peer_property", "peer_sample", "peer_scale"]
+__all__ = ["dpbook_counterpart", "lowest_bit", "peer_property", "peer_sample", "peer_scale"]
 
 
 def _mechanisms():
@@ -171,37 +167,3 @@ def lowest_bit(x, window=None):
     with np.errstate(divide="ignore"):
         tz = np.where(m == 0, -np.inf, np.log2(np.maximum(low, 1)))
     return _float(exp - 53 + tz)
-
-
-def budget_split(epsilon, sensitivities, power=1.0):
-    """Shares of a total budget ``ε`` among statistics with sensitivities ``Δ_j``: ``ε_j ∝ Δ_j^power``.
-
-    By sequential composition the releases together are ``Σ ε_j = ε``-DP.  ``power = 1`` is the
-    split of Liu (2019), Remark 2: every statistic gets the same scale ``Δ_j/ε_j = ||Δ||_1 / ε``, the
-    scale of one Laplace mechanism on the whole vector.  ``power = 2/3`` minimizes the total Laplace
-    variance ``Σ 2 (Δ_j/ε_j)^2`` (Lagrange: ``Δ_j^2/ε_j^3`` is the same for every ``j``).
-
-    Parameters
-    ----------
-    epsilon : float
-        Total budget ``ε > 0``.
-    sensitivities : array_like
-        ``Δ_j > 0``, one per statistic.
-    power : float
-        The exponent (``>= 0``; ``0`` splits equally).
-
-    Returns
-    -------
-    ndarray
-        ``ε_j``, summing to ``ε``.
-
-    >>> budget_split(1.0, [1.0, 3.0])
-    array([0.25, 0.75])
-    """
-    epsilon = check.positive("epsilon", epsilon)
-    d = check.finite_array("sensitivities", sensitivities)
-    if d.ndim != 1 or d.size == 0 or (d <= 0).any():
-        raise ValueError(f"sensitivities must be a non-empty list of numbers > 0, got {sensitivities!r}")
-    power = check.nonnegative("power", power)
-    w = np.exp(power * (np.log(d) - np.log(d).max()))
-    return epsilon * w / w.sum()

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 import dpbook
-from dpbook.choosing import DEFAULT_SENSITIVITY, DOMAINS, METRICS, calibrated_mechanisms, domain_bounds
-from dpbook.plotting import COLORS, figure
+from dpbook_book.choosing import (DEFAULT_SENSITIVITY, DOMAIN_LABELS, DOMAINS, METRICS, calibrated_mechanisms,
+                                  domain_bounds)
+from dpbook_book.plotting import COLORS, figure
 
 from . import view
 
@@ -22,15 +23,15 @@ __all__ = [
 ]
 
 _STYLE = {
-    "Laplace (not range-adherent)": (COLORS["laplace"], ":"),
-    "clamping (BIT, ramp)": (COLORS["bit"], "-"),
-    "translated ramp at α*": (COLORS["translated_ramp"], "-"),
-    "optimal φ* (Ch. 14)": (COLORS["simulation"], "-"),
-    "truncation, calibrated": (COLORS["truncated"], "-"),
+    "laplace": (COLORS["laplace"], ":"),
+    "clamping": (COLORS["bit"], "-"),
+    "ramp": (COLORS["translated_ramp"], "-"),
+    "optimal": (COLORS["simulation"], "-"),
+    "truncated": (COLORS["truncated"], "-"),
 }
 
 
-@view(epsilon=(0.2, 3.0, 0.1), domain=list(DOMAINS), metric=list(METRICS))
+@view(epsilon=(0.2, 3.0, 0.1), domain=[(DOMAIN_LABELS[d], d) for d in DOMAINS], metric=list(METRICS))
 def draw_choosing(epsilon=1.0, domain=DOMAINS[0], metric="bias", sensitivity=None):
     """Bias, variance or MSE against the true value for every mechanism calibrated to the same ε."""
     if metric not in METRICS:
@@ -40,7 +41,7 @@ def draw_choosing(epsilon=1.0, domain=DOMAINS[0], metric="bias", sensitivity=Non
     q = np.linspace(0.0, 6.0 * cands[0].scale, 300) if hi == np.inf else np.linspace(lo, hi, 300)
     fig, ax = figure()
     for c in cands:
-        color, ls = _STYLE[c.name]
+        color, ls = _STYLE[c.key]
         ax.plot(q, getattr(c.mechanism, metric)(q), color=color, ls=ls,
                 label=f"{c.name}, scale {c.scale:.3g}")
     ax.axhline(0.0, color="k", lw=0.6)
@@ -48,7 +49,7 @@ def draw_choosing(epsilon=1.0, domain=DOMAINS[0], metric="bias", sensitivity=Non
     delta = DEFAULT_SENSITIVITY[domain] if sensitivity is None else sensitivity
     ax.set_xlabel(r"true value $q$")
     ax.set_ylabel(sym[metric])
-    ax.set_title(rf"all audited at $\varepsilon={epsilon:.2f}$, $\Delta={delta:g}$, $q\in{domain}$")
+    ax.set_title(rf"all audited at $\varepsilon={epsilon:.2f}$, $\Delta={delta:g}$, $q\in{DOMAIN_LABELS[domain]}$")
     ax.legend(loc="best", fontsize=8)
     return fig
 

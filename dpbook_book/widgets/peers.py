@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 import dpbook
-from dpbook import peers
-from dpbook.plotting import COLORS, figure
+from dpbook_book import peers
+from dpbook_book.plotting import COLORS, figure
 
 from . import view
 

@@ -4,7 +4,7 @@ The student edition of the book (``python tools/student_edition.py``) removes ev
 exercise whose answer is a number (or a few numbers), a student can still ask whether a result is
 right::
 
-    >>> from dpbook import classroom
+    >>> from dpbook_book import classroom
     >>> classroom.check("ch02-ex-scale", [19.51, 1.613, 0.4245]).correct
     True
     >>> classroom.check("ch02-ex-scale", [20.0, 1.6, 0.4]).correct
@@ -37,7 +37,7 @@ kept); keep it under a second or so.  It calls the library as the chapters do, `
 (never from :mod:`dpbook.widgets`: nothing in the library imports the views).
 
 Then end the exercise's statement with one line, ``You can check your result with
-`dpbook.classroom.check("label", values)` (...)``, naming the values in order, and give
+`dpbook_book.classroom.check("label", values)` (...)``, naming the values in order, and give
 ``tests/test_classroom.py`` the expression that reads the answer off the solution's own code
 (``FROM_SOLUTION``): the test runs the solution and checks that the registered answer agrees.
 Exercises that are not registered are listed there in ``NOT_NUMERIC`` with the reason.
@@ -293,7 +293,7 @@ def _ch04_ex_maxvar():
 @answer("ch04-ex-zero", rel_tol=1e-3,
         expects="the probability that BIT releases s̃₁² = 0 at n = 100, then the smallest n at which it is below 1%")
 def _ch04_ex_zero():
-    from .studies import COVARIANCE_SETTINGS as settings
+    from .data import COVARIANCE_SETTINGS as settings
 
     lo, hi = -settings["bound"] * settings["sd"][0], settings["bound"] * settings["sd"][0]
     epsilon = 1.0  # the chapter's budget, a third of it per released entry
@@ -486,7 +486,7 @@ def _ch11_ex_far():
 
 @answer("ch12-ex-p", rel_tol=5e-3, expects="Lemma 7's bound at day 195 (in days), then P(M(195) ≤ 195)")
 def _ch12_ex_p():
-    from .normalization import CLINIC
+    from .data import CLINIC
 
     eps, delta = 1.0, 7.0
     bound = next(b for lemma, form, loc, b in dpbook.croft_lower_bounds(eps, delta, CLINIC)
@@ -499,7 +499,7 @@ def _ch12_ex_p():
 def _ch12_ex_exact():
     from scipy import optimize
 
-    from .normalization import CLINIC
+    from .data import CLINIC
 
     eps, delta = 1.0, 7.0
     unit = delta / eps
@@ -522,12 +522,12 @@ def _ch12_ex_width():
 @answer("ch13-ex-budget", rel_tol=5e-3,
         expects="calibrated truncation's worst-case bias divided by φ*'s on [0, ∞), at ε = 0.2 then at ε = 3")
 def _ch13_ex_budget():
-    from .choosing import DOMAINS, compare_mechanisms
+    from .choosing import compare_mechanisms
 
     out = []
     for eps in (0.2, 3.0):
-        rows = {r["name"]: r for r in compare_mechanisms(eps, domain=DOMAINS[0])}
-        out.append(rows["truncation, calibrated"]["worst_bias"] / rows["optimal φ* (Ch. 14)"]["worst_bias"])
+        rows = {r["key"]: r for r in compare_mechanisms(eps, domain="count")}
+        out.append(rows["truncated"]["worst_bias"] / rows["optimal"]["worst_bias"])
     return out
 
 
@@ -535,10 +535,10 @@ def _ch13_ex_budget():
         expects="the calibrated truncation scale; the MSE of clamping and of truncation at q = 0; the same two "
                 "at q = 0.5; then the factor in records (6 numbers)")
 def _ch13_ex_proportion():
-    from .choosing import DOMAINS, calibrated_mechanisms
+    from .choosing import calibrated_mechanisms
 
-    cands = {c.name: c for c in calibrated_mechanisms(1.0, 0.01, DOMAINS[1])}
-    clamp, trunc = cands["clamping (BIT, ramp)"].mechanism, cands["truncation, calibrated"]
+    cands = {c.key: c for c in calibrated_mechanisms(1.0, 0.01, "proportion")}
+    clamp, trunc = cands["clamping"].mechanism, cands["truncated"]
     mses = [m.mse(q) for q in (0.0, 0.5) for m in (clamp, trunc.mechanism)]
     return [trunc.scale, *mses, math.sqrt(mses[1] / mses[0])]
 
@@ -564,7 +564,7 @@ def _ch14_ex_floor():
 
 @answer("ch15-ex-folded", rel_tol=5e-3, expects="the bias of folding on [0, ∞) at q = 0.5, b = 1")
 def _ch15_ex_folded():
-    from .clamping import bit_bias
+    from dpbook.clamping import bit_bias
 
     return 2 * bit_bias(0.5, 1.0, 0.0, np.inf)
 
@@ -574,7 +574,7 @@ def _ch15_ex_folded():
 def _ch15_ex_delta():
     from diffprivlib.mechanisms import LaplaceTruncated
 
-    from .clamping import bit_bias
+    from dpbook.clamping import bit_bias
     from .peers import peer_scale
 
     b = peer_scale(LaplaceTruncated(epsilon=1.0, delta=0.3, sensitivity=1.0, lower=0.0, upper=10.0))
@@ -599,8 +599,8 @@ def _ch15_ex_pole():
 @answer("ch16-ex-split", rel_tol=1e-3,
         expects="the total Laplace variance under the proportional split, then under the 2/3 split")
 def _ch16_ex_split():
-    from .laplace import Laplace, laplace_scale
-    from .peers import budget_split
+    from dpbook import Laplace, laplace_scale
+    from dpbook import budget_split
 
     deltas = [1.0, 8.0]
     return [sum(Laplace(laplace_scale(e, d)).variance(0.0) for e, d in zip(budget_split(1.0, deltas, power=p), deltas))

@@ -7,7 +7,7 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 
 import dpbook
 from dpbook.laplace import laplace_logpdf
-from dpbook.plotting import COLORS, figure
+from dpbook_book.plotting import COLORS, figure
 from dpbook.sensitivity import (
     covariance_sensitivity,
     mean_sensitivity,
