@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -57,7 +58,12 @@ LITE_INSTALL_CELL = (
 DEFAULT_PACKAGES = {
     "mathjax@3.2.2": {"es5": "mathjax"},
     "@jupyter-widgets/html-manager@1.0.15": {"dist": "html-manager"},
+    # the accessibility engine the site test injects into each page (no page loads it itself)
+    "axe-core@4.11.1": {"axe.min.js": "axe/axe.min.js"},
 }
+
+#: the packages the dpbook wheel must hold (the library, and the book's support code)
+WHEEL_PACKAGES = ("dpbook", "dpbook_book")
 
 _SKIP_SUFFIXES = (".map", ".ts", ".md")
 
@@ -174,6 +180,10 @@ def write_generated(app, site: Path) -> None:
     is the configured PNG favicon in an ICO container (a directory entry pointing at the PNG).
     """
     _write_if_changed(site / OFFLINE_DIR / "widgets-mathjax3.js", MATHJAX3_SHIM.encode())
+    # names each slider handle after its label, for screen readers (its one home is the views' package)
+    from dpbook_book.widgets import SLIDER_LABELS_JS
+
+    _write_if_changed(site / OFFLINE_DIR / "widgets-labels.js", SLIDER_LABELS_JS.encode())
     favicon = app.config.html_favicon
     if favicon and "://" not in favicon and favicon.endswith(".png"):
         png = (Path(app.confdir) / favicon).read_bytes()
@@ -225,6 +235,11 @@ def on_page_context(app, pagename, templatename, context, doctree):
                 seen.add(key)
                 unique.append(js)
         scripts[:] = unique
+    # docutils writes the bibliography as a role="list" whose entries have role="doc-biblioentry",
+    # which is not a list item: screen readers (and axe's aria-required-children) want listitems
+    body = context.get("body")
+    if isinstance(body, str) and 'class="citation-list"' in body:
+        context["body"] = re.sub(r'(<div class="citation" [^>]*role=")doc-biblioentry(")', r"\1listitem\2", body)
     for group in context.get("header_buttons", []):
         if group.get("label") != "launch-buttons":
             continue
@@ -234,10 +249,129 @@ def on_page_context(app, pagename, templatename, context, doctree):
                 button["url"] = context["pathto"](f"{LITE_DIR}/lab/index.html", 1) + "?path=" + path
 
 
+#: the roles jupyterlab-myst cannot resolve in a lone notebook (no bibliography, no other chapters):
+#: the lite copies get the text the book shows for them instead
+LITE_ROLE = re.compile(r"\{(cite:t|cite:p|cite:ps|cite:ts|cite|prf:ref|ref|numref|eq|doc)\}`([^`]*)`")
+#: sphinx-exercise's gated solutions span several cells; jupyterlab-myst knows no such directive
+LITE_SOLUTION_START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*\1[ \t]*$", re.M)
+LITE_SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*\1[ \t]*$", re.M)
+
+
+def _bib_authors(app) -> dict:
+    """``{key: (author text, year)}`` for the author-year citations, from ``bibtex_bibfiles``."""
+    from pybtex.database import parse_file
+    from pybtex.richtext import Text
+
+    def plain(latex):
+        return Text.from_latex(latex).render_as("text")
+
+    out = {}
+    for bib in getattr(app.config, "bibtex_bibfiles", []) or []:
+        for key, entry in parse_file(Path(app.confdir) / bib).entries.items():
+            people = entry.persons.get("author") or entry.persons.get("editor") or []
+            last = [plain(" ".join(p.prelast_names + p.last_names)) for p in people]
+            if len(last) > 2:
+                names = f"{last[0]} et al."
+            elif len(last) == 2:
+                names = f"{last[0]} and {last[1]}"
+            else:
+                names = last[0] if last else key
+            out[key] = (names, plain(entry.fields.get("year", "n.d.")))
+    return out
+
+
+class LiteText:
+    """The text the book shows for a role, resolved from the build environment (for the lite copies)."""
+
+    def __init__(self, app):
+        self.app, self.env = app, app.env
+        self.bib = _bib_authors(app)
+        self.unresolved = []
+
+    def _number(self, docname, ids, kinds=None):
+        numbers = getattr(self.env, "toc_fignumbers", {}).get(docname, {})
+        for kind, table in numbers.items():
+            if kinds and kind not in kinds:
+                continue
+            for node_id in ids:
+                if node_id in table:
+                    return kind, ".".join(map(str, table[node_id]))
+        return None, None
+
+    def cite(self, role, keys):
+        found = [self.bib.get(k.strip()) for k in keys.split(",")]
+        if not all(found):
+            return None
+        if role.startswith("cite:t"):
+            return "; ".join(f"{names} ({year})" for names, year in found)
+        return "(" + "; ".join(f"{names} {year}" for names, year in found) + ")"
+
+    def ref(self, role, target):
+        text = None
+        if m := re.fullmatch(r"(.*?)\s*<([^<>]+)>", target, flags=re.S):
+            text, target = m.group(1).strip(), m.group(2).strip()
+        proofs = getattr(self.env, "proof_list", {}) or {}
+        std = self.env.domaindata.get("std", {})
+        labels, anon = std.get("labels", {}), std.get("anonlabels", {})
+        exercises = getattr(self.env, "sphinx_exercise_registry", {}) or {}
+        number = None
+        if role == "eq":
+            eqs = self.env.domaindata.get("math", {}).get("objects", {})
+            if target in eqs:
+                docname, eqno = eqs[target]
+                _, number = self._number(docname, [f"equation-{target}"], {"displaymath"})
+                return (self.app.config.math_eqref_format or "({number})").format(number=number or eqno)
+            return None
+        if target in proofs:
+            match = proofs[target]
+            if not match.get("nonumber"):
+                _, number = self._number(match["docname"], [target], {match.get("countertype")})
+            default = f"{match['realtype'].title()} {number or ''}".strip()
+        elif target in exercises:
+            entry = exercises[target]
+            _, number = self._number(entry["docname"], [target], {entry.get("type", "exercise")})
+            default = f"{entry.get('type', 'exercise').title()} {number or ''}".strip()
+        elif target in labels or target in anon:
+            docname, labelid = (labels.get(target) or anon.get(target))[:2]
+            sectname = labels[target][2] if target in labels else ""
+            kind, number = self._number(docname, [labelid])
+            if role == "numref" and number:
+                fmt = (self.app.config.numfig_format or {}).get(kind, kind.title() + " %s")
+                default = fmt % number
+            else:
+                default = sectname or (f"{kind.title()} {number}" if number else None)
+        else:
+            return text
+        if text and number:
+            return text.replace("{number}", number).replace("%s", number)
+        return text or default
+
+    def __call__(self, match, where):
+        role, target = match.group(1), match.group(2)
+        out = self.cite(role, target) if role.startswith("cite") else self.ref(role, target)
+        if out is None:
+            self.unresolved.append(f"{where}: {match.group(0)}")
+            return target
+        return out
+
+
+def lite_markdown(source: str, resolve, where: str = "") -> str:
+    """A markdown cell as the lite lab should read it: roles as the book's text, solutions marked."""
+    source = LITE_ROLE.sub(lambda m: resolve(m, where), source)
+    source = LITE_SOLUTION_START.sub("**Solution** (this cell and the ones below, to the end of the solution)", source)
+    return LITE_SOLUTION_END.sub("*End of the solution.*", source)
+
+
 def _lite_contents(app, dest: Path) -> int:
-    """Copy every notebook of the book into ``dest``, each opened by a cell installing dpbook."""
+    """Copy every notebook of the book into ``dest``, each opened by a cell installing dpbook.
+
+    The copies' markdown gets, instead of the roles jupyterlab-myst cannot resolve in a lone
+    notebook (citations, cross-references to other chapters), the text the book shows for them;
+    a role that cannot be resolved fails the build.
+    """
     import nbformat
 
+    resolve = LiteText(app)
     n = 0
     for docname in sorted(app.env.found_docs):
         src = Path(app.env.doc2path(docname))
@@ -245,21 +379,36 @@ def _lite_contents(app, dest: Path) -> int:
             continue
         rel = src.relative_to(app.srcdir)
         nb = nbformat.read(src, as_version=4)
+        for k, cell in enumerate(nb.cells):
+            if cell.cell_type == "markdown":
+                cell.source = lite_markdown(cell.source, resolve, f"{rel.as_posix()} cell {k}")
         nb.cells.insert(0, nbformat.v4.new_code_cell(LITE_INSTALL_CELL))
         out = dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, out)
         n += 1
+    for item in resolve.unresolved:
+        logger.warning(f"a role the lite notebook shows as its bare target (unknown target or citation key): {item}",
+                       type="dpbook", subtype="lite")
     return n
 
 
-def build_wheel(repo: Path, src: Path, dest: Path) -> Path:
-    """Build dpbook's pure-Python wheel from a clean copy of the package (the tree stays untouched)."""
+def build_wheel(repo: Path, src: Path, dest: Path, packages=WHEEL_PACKAGES) -> Path:
+    """Build dpbook's pure-Python wheel from a clean copy of its packages (the tree stays untouched).
+
+    The wheel must hold every module of each of ``packages`` (the library ``dpbook`` and the book's
+    support package ``dpbook_book``), else the build fails naming the missing modules.
+    """
     src.mkdir(parents=True)
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         if (repo / name).is_file():
             shutil.copy2(repo / name, src / name)
-    shutil.copytree(repo / "dpbook", src / "dpbook", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for package in packages:
+        if not (repo / package / "__init__.py").is_file():
+            raise ExtensionError(f"dpbook_site: the wheel needs the package {package!r}, but {repo / package} "
+                                 "is not a Python package")
+        shutil.copytree(repo / package, src / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dest), str(src)],
         capture_output=True, text=True,
@@ -271,11 +420,11 @@ def build_wheel(repo: Path, src: Path, dest: Path) -> Path:
         raise ExtensionError(f"dpbook_site: no pure-Python dpbook wheel in {dest}")
     with zipfile.ZipFile(built[-1]) as whl:
         names = set(whl.namelist())
-    expected = {p.relative_to(repo).as_posix() for p in (repo / "dpbook").rglob("*.py")}
+    expected = {p.relative_to(repo).as_posix() for package in packages for p in (repo / package).rglob("*.py")}
     if missing := sorted(expected - names):
         raise ExtensionError(
-            f"dpbook_site: the dpbook wheel lacks {missing}; list every subpackage in pyproject.toml "
-            "([tool.setuptools.packages.find] include = [\"dpbook*\"])"
+            f"dpbook_site: the dpbook wheel lacks {missing}; list every package in pyproject.toml "
+            f"([tool.setuptools.packages.find] include = {[f'{p}*' for p in packages]})"
         )
     return built[-1]
 
@@ -291,6 +440,10 @@ def build_lite(app):
     contents.mkdir(parents=True)
     build_wheel(Path(app.confdir).resolve(), work / "src", wheels)
     n_nb = _lite_contents(app, contents)
+    # render every cell of a chapter, not only those scrolled into view (JupyterLab's windowing)
+    (work / "lite-dir" / "overrides.json").write_text(json.dumps({
+        "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+    }))
     (work / "lite-dir" / "jupyter-lite.json").write_text(json.dumps({
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {"appName": "dpbook (JupyterLite)"},
@@ -328,10 +481,115 @@ def on_build_finished(app, exception):
         build_lite(app)
 
 
+def encrypt_kernel_transport() -> bool:
+    """Have the kernels that execute the book talk over CurveZMQ-encrypted TCP.
+
+    ipykernel (>= 7) warns "Kernel is running over TCP without encryption" on its stderr, once per
+    notebook, whenever its kernel manager gives it no CurveZMQ keys.  jupyter_client's
+    ``KernelManager.transport_encryption`` decides that; its default ``"disabled"`` provisions no
+    keys even though the ipykernel kernelspec declares ``supported_encryption: ["curve"]``.  myst-nb
+    starts its kernels through nbclient with an empty traitlets config (no config file is read in
+    the Sphinx process), so the policy is set here, as the default of that trait: ``"auto"``
+    provisions keys for every kernelspec that supports them.  Returns whether it was set (no, for a
+    jupyter_client without the trait or a libzmq without CurveZMQ).
+    """
+    try:
+        import zmq
+        from jupyter_client.manager import KernelManager
+    except ImportError:
+        return False
+    trait = KernelManager.class_traits().get("transport_encryption")
+    if trait is None or not zmq.has("curve"):
+        return False
+    trait.default_value = "auto"
+    return True
+
+
+#: alt texts that say nothing about an image
+_GENERIC_ALT = {"", "image", "img", "figure", "fig", "output", "plot", "chart", "graph", "picture", "png",
+                "svg", "jpg", "jpeg", "gif", "untitled", "none", "alt", "todo"}
+
+
+def meaningless_alt(alt, uri: str = "") -> str | None:
+    """Why ``alt`` says nothing about the image at ``uri`` (``None`` when it is a real description)."""
+    text = " ".join(str(alt or "").split())
+    if text.lower().rstrip(".") in _GENERIC_ALT:
+        return "no alt text" if not text else f"a generic alt text {text!r}"
+    name = uri.rsplit("/", 1)[-1]
+    if uri and text in (uri, name):
+        return f"its file name {text!r} as alt text"
+    if re.fullmatch(r"[\w./\\-]*\.(png|jpe?g|svg|gif|webp|pdf)", text, flags=re.I):
+        return f"a file name {text!r} as alt text"
+    if re.fullmatch(r"[0-9a-f]{8,}", text, flags=re.I):
+        return f"a hash {text!r} as alt text"
+    if re.fullmatch(r"<(Figure|matplotlib|IPython)[^>]*>", text):
+        return f"a Python repr {text!r} as alt text"
+    return None
+
+
+def caption_alt(caption) -> str:
+    """The plain text of a figure caption, as alt text: math is kept as its TeX source (no ``$``)."""
+    return " ".join(caption.astext().split())
+
+
+def _cell_of(node):
+    """The notebook code-cell container (myst-nb) holding ``node``, or ``None``."""
+    while node is not None:
+        if getattr(node, "tagname", "") == "container" and node.get("nb_element") == "cell_code":
+            return node
+        node = node.parent
+    return None
+
+
+def on_doctree_resolved(app, doctree, docname):
+    """Give every captioned image its caption as alt text; warn about notebook images without one.
+
+    An image in a figure with a caption (a ``{figure}`` or a cell's ``mystnb: figure: caption:``)
+    and no alt of its own gets the caption's plain text.  A notebook output image that is still
+    left without a meaningful alt (docutils would fall back to its hashed file name) is reported
+    with its notebook and cell: under ``-W`` (the strict build) that fails the build.
+    """
+    from docutils import nodes
+
+    for figure in doctree.findall(nodes.figure):
+        captions = [c for c in figure.children if isinstance(c, nodes.caption)]
+        if not captions:
+            continue
+        text = caption_alt(captions[0])
+        for image in figure.findall(nodes.image):
+            if text and meaningless_alt(image.get("alt"), image.get("uri", "")):
+                image["alt"] = text
+    source = app.env.doc2path(docname)
+    for image in doctree.findall(nodes.image):
+        cell = _cell_of(image)
+        if cell is None:
+            continue
+        why = meaningless_alt(image.get("alt"), image.get("uri", ""))
+        if why is None:
+            continue
+        try:
+            rel = Path(source).relative_to(app.srcdir).as_posix()
+        except ValueError:
+            rel = str(source)
+        first = ""
+        for block in cell.findall(nodes.literal_block):
+            first = block.astext().strip().splitlines()[0][:70] if block.astext().strip() else ""
+            break
+        logger.warning(
+            f"notebook output image with {why}: {rel}, cell {cell['cell_index']} (0-based index in "
+            f"the notebook's cells; its code starts {first!r}). Say what the image shows in the cell's "
+            "metadata: {\"mystnb\": {\"image\": {\"alt\": \"...\"}}} (or give it a caption: "
+            "{\"mystnb\": {\"figure\": {\"caption\": \"...\"}}})",
+            location=image, type="dpbook", subtype="alt",
+        )
+
+
 def setup(app):
     app.add_config_value("dpbook_offline_packages", None, "html")
     app.add_config_value("dpbook_lite", True, "html")
+    encrypt_kernel_transport()
     app.connect("builder-inited", on_builder_inited)
+    app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("html-page-context", on_page_context, priority=600)
     app.connect("build-finished", on_build_finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,8 +3,9 @@
 The library behind the dpbook textbook.  One module per idea of the book:
 
 =================  ==========================================================================
-``laplace``        the Laplace law and mechanism, :func:`laplace_scale`
-``mechanism``      the interface every mechanism family shares
+``laplace``        :class:`Laplace`, the Laplace mechanism
+``mechanism``      :class:`Mechanism`, the interface every mechanism family shares
+``law``            :class:`Law`, the law of one release, shaped like a frozen ``scipy.stats`` law
 ``clamping``       :class:`BIT` — Liu Def. 2(b); McGlinchey–Mason (4), (5)
 ``truncation``     :class:`Truncated` — Liu Def. 2(a); McGlinchey–Mason (8), Cor. 1
 ``postprocessing`` :class:`TranslatedRamp`, :class:`PostProcessed`, α*, the Prop. 5 constant
@@ -12,7 +13,8 @@ The library behind the dpbook textbook.  One module per idea of the book:
 ``multiplicative`` :class:`LogLaplace` — McGlinchey–Mason §3.1
 ``normalization``  :class:`Normalized`, :class:`CroftLaplace` and Croft–Sack–Shi's scales
 ``optimal``        linear programs for the best nonnegative post-processing, verified exactly
-``privacy``        the exact auditor :func:`privacy_loss` and :func:`truncated_scale`
+``privacy``        the exact auditor :func:`privacy_loss` and :class:`PrivacyDescription`
+``calibration``    the scale for a privacy target: :func:`laplace_scale`, :func:`truncated_scale`
 ``sensitivity``    global sensitivities of bounded-data statistics (Liu's supplement)
 ``studies``        Higham's projection, the universal-histogram tree, combining rules
 =================  ==========================================================================
@@ -21,12 +23,21 @@ The library behind the dpbook textbook.  One module per idea of the book:
 interactive views, figure style, exercise answers, peer-library adapters and worked examples) is the
 separate package :mod:`dpbook_book`, which the core never imports.
 
-Every name below is importable from ``dpbook`` directly.
+**One public API.**  The names in ``dpbook.__all__`` (listed in the book's API reference) are the
+public interface, all importable from ``dpbook`` directly.  Each mechanism family is a class whose
+vectorized methods (``bias``, ``mean``, ``variance``, ``mse``, ``cdf``, ``sf``, ``ppf``, ``isf``, ``pdf``,
+``pmf``, ``sample``) take the true value ``q``, and whose ``at(q)`` gives the law of one release; the
+closed-form formula functions behind the methods are private (``_bit_mean``, ``_truncated_cdf``, ...).
+Functions that no class duplicates (scales, bounds, the auditor, sensitivities, the studies) are
+public.  Optional parameters are keyword-only; ``rng`` accepts an int seed, a
+``numpy.random.Generator`` or ``None``.
 """
 
 from . import (
+    calibration,
     clamping,
     laplace,
+    law,
     mechanism,
     multiplicative,
     normalization,
@@ -38,22 +49,165 @@ from . import (
     studies,
     truncation,
 )
-from .clamping import *  # noqa: F401,F403
-from .laplace import Laplace, laplace_scale
+from .clamping import BIT
+from .laplace import Laplace
+from .law import Law
 from .mechanism import Mechanism
-from .multiplicative import *  # noqa: F401,F403
-from .normalization import *  # noqa: F401,F403
-from .optimal import *  # noqa: F401,F403
-from .postprocessing import *  # noqa: F401,F403
-from .privacy import *  # noqa: F401,F403
-from .restriction import *  # noqa: F401,F403
-from .sensitivity import *  # noqa: F401,F403
-from .studies import *  # noqa: F401,F403
-from .truncation import *  # noqa: F401,F403
+from .multiplicative import LogLaplace, log_laplace_moment, relative_bias
+from .normalization import (
+    CroftLaplace,
+    Normalized,
+    croft_boundary_scale,
+    croft_lower_bounds,
+    croft_scale,
+    croft_table2,
+    croft_uniform_scale,
+)
+from .optimal import (
+    BiasVerification,
+    MSEVerification,
+    OptimalPostProcessing,
+    StepPostProcessed,
+    dp_bias_lower_bound,
+    laplace_cell_masses,
+    min_bias_postprocessing,
+    optimal_postprocessing,
+    verify_bias,
+    verify_mse,
+)
+from .postprocessing import (
+    BiasCertificate,
+    PostProcessed,
+    TranslatedRamp,
+    bias_lower_bound,
+    optimal_ramp_shift,
+    ramp_worst_bias,
+)
+from .calibration import laplace_scale, log_laplace_scale, truncated_scale
+from .privacy import PrivacyDescription, PrivacyReport, describe, pair_loss, privacy_loss, privacy_report
+from .restriction import Restricted, restriction_ramp_bias_ratio
+from .sensitivity import (
+    RELATIONS,
+    brute_force_sensitivity,
+    budget_split,
+    covariance_sensitivity,
+    histogram_sensitivity,
+    mean_sensitivity,
+    neighbour_changes,
+    proportion_sensitivity,
+    release_sample_mean,
+    sample_covariance,
+    sample_variance,
+    sanitized_mean,
+    variance_sensitivity,
+    worst_neighbours,
+)
+from .studies import (
+    bias_rmse,
+    bounded_mechanism,
+    clipped_bivariate_normal,
+    combine_releases,
+    consistent_tree,
+    consistent_tree_covariance,
+    coverage,
+    max_sample_variance,
+    nearest_correlation,
+    nearest_psd,
+    nonnegative_tree,
+    release_all_but_one,
+    release_rescaled,
+    release_tree,
+    sanitize_covariance,
+    simulate_proportions,
+    tree_levels,
+    wald_coverage,
+    wald_interval,
+)
+from .truncation import Truncated
 
-__all__ = ["Laplace", "Mechanism", "laplace_scale"]
-for _module in (clamping, truncation, postprocessing, restriction, multiplicative, normalization, optimal, privacy, sensitivity, studies):
-    __all__ += list(_module.__all__)
-del _module
+__all__ = [
+    # the interface and the law of one release
+    "Mechanism",
+    "Law",
+    # mechanism families
+    "Laplace",
+    "BIT",
+    "Truncated",
+    "TranslatedRamp",
+    "PostProcessed",
+    "StepPostProcessed",
+    "Restricted",
+    "LogLaplace",
+    "Normalized",
+    "CroftLaplace",
+    # scales and constants of the families
+    "laplace_scale",
+    "log_laplace_scale",
+    "log_laplace_moment",
+    "relative_bias",
+    "optimal_ramp_shift",
+    "ramp_worst_bias",
+    "bias_lower_bound",
+    "restriction_ramp_bias_ratio",
+    "croft_boundary_scale",
+    "croft_scale",
+    "croft_uniform_scale",
+    "croft_lower_bounds",
+    "croft_table2",
+    # the best nonnegative post-processing
+    "BiasCertificate",
+    "BiasVerification",
+    "MSEVerification",
+    "OptimalPostProcessing",
+    "laplace_cell_masses",
+    "verify_bias",
+    "verify_mse",
+    "min_bias_postprocessing",
+    "optimal_postprocessing",
+    "dp_bias_lower_bound",
+    # the privacy auditor
+    "PrivacyDescription",
+    "PrivacyReport",
+    "describe",
+    "pair_loss",
+    "privacy_loss",
+    "privacy_report",
+    "truncated_scale",
+    # sensitivities of bounded-data statistics
+    "RELATIONS",
+    "budget_split",
+    "mean_sensitivity",
+    "proportion_sensitivity",
+    "histogram_sensitivity",
+    "variance_sensitivity",
+    "covariance_sensitivity",
+    "sample_variance",
+    "sample_covariance",
+    "brute_force_sensitivity",
+    "neighbour_changes",
+    "worst_neighbours",
+    "release_sample_mean",
+    "sanitized_mean",
+    # Liu's simulation studies
+    "nearest_psd",
+    "nearest_correlation",
+    "max_sample_variance",
+    "bounded_mechanism",
+    "sanitize_covariance",
+    "clipped_bivariate_normal",
+    "tree_levels",
+    "consistent_tree",
+    "nonnegative_tree",
+    "consistent_tree_covariance",
+    "release_rescaled",
+    "release_all_but_one",
+    "release_tree",
+    "simulate_proportions",
+    "wald_interval",
+    "wald_coverage",
+    "coverage",
+    "bias_rmse",
+    "combine_releases",
+]
 
 __version__ = "0.1.0"

@@ -82,13 +82,26 @@ def size(value):
     return tuple(int(d) for d in dims)
 
 
-def generator(rng):
-    """Return a ``numpy.random.Generator``: ``None`` gives a fresh default one."""
-    if rng is None:
-        return np.random.default_rng()
+def generator(rng, name="rng"):
+    """Return a ``numpy.random.Generator`` from what SPEC 7 allows for ``rng``.
+
+    ``None`` gives a fresh default generator, an int ``>= 0`` (or a ``SeedSequence`` or ``BitGenerator``)
+    seeds one with ``numpy.random.default_rng``, and a ``Generator`` is used as it is.
+    """
+    if rng is None or isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator)):
+        return np.random.default_rng(rng)
     if isinstance(rng, np.random.Generator):
         return rng
-    raise ValueError(f"rng must be a numpy.random.Generator or None, got {rng!r}")
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError(f"{name} must be an int seed >= 0, a numpy.random.Generator or None, got {rng!r}")
+        return np.random.default_rng(int(rng))
+    raise ValueError(f"{name} must be an int seed >= 0, a numpy.random.Generator or None, got {rng!r}")
+
+
+def extended_real(name, value):
+    """Return ``value`` as a float that may be infinite, or raise if it is NaN or not a real number."""
+    return _real(name, value)
 
 
 def _real(name, value):

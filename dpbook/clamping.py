@@ -24,11 +24,13 @@ import numpy as np
 from scipy import special
 
 from . import _validation as check
-from .laplace import _draw_offsets, laplace_cdf, laplace_logpdf, laplace_sf
+from .laplace import _draw_offsets, _laplace_cdf, _laplace_isf, _laplace_logpdf, _laplace_ppf, _laplace_sf
 from .mechanism import IntervalMechanism, _float
-from .truncation import _args, _clip_parts
+from ._privacy_interface import corner_pairs, laplace_description, laplace_log_cdf_ratio
+from .laplace import _laplace_logcdf, _laplace_logsf
+from .truncation import _args, _clip_parts, _g, _short, _times_exp
 
-__all__ = ["BIT", "bit_bias", "bit_mean", "bit_variance", "bit_mse", "bit_point_masses"]
+__all__ = ["BIT"]
 
 
 def _exp_difference(a, b):
@@ -41,28 +43,46 @@ def _exp_difference(a, b):
 
 
 def _bit_moments(q, scale, lower, upper):
-    """``(c, E[M] - c, E[(M - c)^2])`` for validated arguments (see the module docstring)."""
+    """``(c, E[M] - c, Var M)`` for validated arguments (see the module docstring).
+
+    ``Var M = b^2 e^{-d} (G(A') + G(B') - e^{-d} D^2/4)`` with ``D = e^{-A'} - e^{-B'}``; the factors
+    ``b e^{-d}`` and ``(b e^{-d/2})^2`` are formed without underflowing ``e^{-d}`` alone.  For an interval
+    shorter than ``b`` on both sides of ``c`` the same is written in units of ``ℓ`` (:func:`dpbook.truncation._short`),
+    with ``G(z) = z^2 g_2(z)`` and ``D = (B' - A') e^{-min(A', B')} (1 - e^{-|B' - A'|})/|B' - A'|``, so that
+    nothing underflows when ``A'``, ``B'`` do.
+    """
     c, a, b, d = _clip_parts(q, scale, lower, upper)
-    shrink = np.exp(-d)
-    offset = 0.5 * scale * shrink * _exp_difference(a, b)
-    second = scale**2 * shrink * (special.gammainc(2, a) + special.gammainc(2, b))
-    return c, offset, second
+    short, unit, alpha, beta = _short(c, a, b, lower, upper)
+    diff = np.where(short, 0.0, _exp_difference(a, b))
+    second = special.gammainc(2, a) + special.gammainc(2, b)
+    with np.errstate(invalid="ignore"):
+        gap = np.where(short, np.abs(b - a), 0.0)
+    near_diff = (beta - alpha) * np.exp(-np.minimum(a, b)) * special.exprel(-gap)
+    diff = np.where(short, near_diff, diff)
+    second = np.where(short, alpha**2 * _g(2, a) + beta**2 * _g(2, b), second)
+    length = np.where(short, unit, scale)
+    offset = 0.5 * _times_exp(length, d) * diff
+    spread = np.maximum(second - np.exp(-d) * diff**2 / 4, 0.0)
+    with np.errstate(over="ignore"):
+        half = _times_exp(length, d / 2)
+        variance = half * (half * spread)
+    return c, offset, variance
 
 
-def bit_point_masses(q, scale, lower=0.0, upper=np.inf):
+def _bit_point_masses(q, scale, lower=0.0, upper=np.inf):
     """``(P(M(q) = lower), P(M(q) = upper))`` of BIT: the Laplace tails beyond each bound (Liu Def. 2(b)).
 
     Inside the interval these are ``e^{-A/b}/2`` and ``e^{-B/b}/2``; outside it the mass on the near
     bound exceeds 1/2.  An infinite bound carries no mass.
     """
     q, scale, lower, upper = _args(q, scale, lower, upper)
-    return _float(laplace_cdf(lower, q, scale)), _float(laplace_sf(upper, q, scale))
+    return _float(_laplace_cdf(lower, q, scale)), _float(_laplace_sf(upper, q, scale))
 
 
-def bit_mean(q, scale, lower=0.0, upper=np.inf):
+def _bit_mean(q, scale, lower=0.0, upper=np.inf):
     """E[clip(q + L_b, lower, upper)]: Liu (7) plus ``q``; McGlinchey–Mason (5) for ``[0, inf)``.
 
-    >>> bit_mean(0.0, 2.0)
+    >>> _bit_mean(0.0, 2.0)
     1.0
     """
     q, scale, lower, upper = _args(q, scale, lower, upper)
@@ -70,7 +90,7 @@ def bit_mean(q, scale, lower=0.0, upper=np.inf):
     return _float(c + offset)
 
 
-def bit_bias(q, scale, lower=0.0, upper=np.inf):
+def _bit_bias(q, scale, lower=0.0, upper=np.inf):
     """Bias of BIT, ``(b/2)(e^{-A/b} - e^{-B/b})`` inside the bounds: Liu (2019) eq. (7).
 
     For ``[0, inf)`` it is McGlinchey–Mason's ramp bias ``(b/2) e^{-q/b}``, eq. (5).  Outside the
@@ -81,58 +101,82 @@ def bit_bias(q, scale, lower=0.0, upper=np.inf):
     return _float((c - q) + offset)
 
 
-def bit_variance(q, scale, lower=0.0, upper=np.inf):
+def _bit_variance(q, scale, lower=0.0, upper=np.inf):
     """Var[clip(q + L_b, lower, upper)], computed about ``clip(q)`` so it stays exact far outside."""
     q, scale, lower, upper = _args(q, scale, lower, upper)
-    _, offset, second = _bit_moments(q, scale, lower, upper)
-    return _float(np.maximum(second - offset**2, 0.0))
+    return _float(_bit_moments(q, scale, lower, upper)[2])
 
 
-def bit_mse(q, scale, lower=0.0, upper=np.inf):
+def _bit_mse(q, scale, lower=0.0, upper=np.inf):
     """E[(M(q) - q)^2]; inside the bounds ``2b^2 - b(A+b)e^{-A/b} - b(B+b)e^{-B/b}`` (Liu, App. B)."""
-    return _float(np.asarray(bit_variance(q, scale, lower, upper)) + np.asarray(bit_bias(q, scale, lower, upper)) ** 2)
+    with np.errstate(over="ignore"):
+        return _float(np.asarray(_bit_variance(q, scale, lower, upper)) + np.asarray(_bit_bias(q, scale, lower, upper)) ** 2)
 
 
 class BIT(IntervalMechanism):
-    """Boundary inflated truncation ``clip(q + L_b, lower, upper)`` (Liu Def. 2(b); McGlinchey–Mason (4)).
+    """Boundary inflated truncation ``clip(q + L_b, lower, upper)`` (Liu Definition 2(b); McGlinchey–Mason (4)).
 
     Parameters
     ----------
     scale : float
         Laplace scale ``b > 0``.
-    lower, upper : float
+    lower, upper : float, keyword-only
         The bounds, ``lower < upper``; either may be infinite.
 
+    Examples
+    --------
     >>> BIT(scale=1.0).max_abs_bias()
     0.5
+    >>> law = BIT(1.0, lower=0.0, upper=1.0).at(0.25)
+    >>> round(law.pmf(0.0), 6), round(law.pmf(1.0), 6)  # e^{-A/b}/2 and e^{-B/b}/2
+    (0.3894, 0.236183)
     """
 
-    _bias = staticmethod(bit_bias)
-    _mean = staticmethod(bit_mean)
-    _variance = staticmethod(bit_variance)
-    _mse = staticmethod(bit_mse)
-
-    def point_masses(self, q):
-        """``(P(M(q) = lower), P(M(q) = upper))``."""
-        return bit_point_masses(q, *self._params())
+    _bias = staticmethod(_bit_bias)
+    _mean = staticmethod(_bit_mean)
+    _variance = staticmethod(_bit_variance)
+    _mse = staticmethod(_bit_mse)
 
     def atoms(self, q):
-        lo, hi = self.point_masses(q)
+        """The point masses ``(lower, P(M(q) = lower))`` and ``(upper, P(M(q) = upper))`` at the finite bounds.
+
+        They are the Laplace tails beyond each bound (Liu Def. 2(b)): ``e^{-A/b}/2`` and ``e^{-B/b}/2``
+        inside the interval; outside it the mass on the near bound exceeds 1/2.  ``pmf(lower, q)`` and
+        ``pmf(upper, q)`` give them vectorized over ``q`` (0 at an infinite bound).
+        """
+        lo, hi = _bit_point_masses(q, *self._params())
         return [(x, p) for x, p in ((self.lower, lo), (self.upper, hi)) if np.isfinite(x)]
 
     def cdf(self, x, q):
         x, q = check.real_array("x", x), self._q(q)
-        inside = laplace_cdf(np.clip(x, self.lower, self.upper), q, self.scale)
+        inside = _laplace_cdf(np.clip(x, self.lower, self.upper), q, self.scale)
         return _float(np.where(x < self.lower, 0.0, np.where(x >= self.upper, 1.0, inside)))
+
+    def sf(self, x, q):
+        x, q = check.real_array("x", x), self._q(q)
+        inside = _laplace_sf(np.clip(x, self.lower, self.upper), q, self.scale)
+        return _float(np.where(x < self.lower, 1.0, np.where(x >= self.upper, 0.0, inside)))
+
+    def ppf(self, p, q):
+        """The Laplace quantile clipped to ``[lower, upper]``: exact, and equal to a bound on its whole jump."""
+        p, q = self._p(p), self._q(q)
+        x = np.clip(_laplace_ppf(p, q, self.scale), self.lower, self.upper)
+        return _float(np.where(p == 0, self.lower, x))
+
+    def isf(self, p, q):
+        """``ppf(1 - p, q)`` from the Laplace survival side, accurate for small ``p``."""
+        p, q = self._p(p), self._q(q)
+        x = np.clip(_laplace_isf(p, q, self.scale), self.lower, self.upper)
+        return _float(np.where(p == 1, self.lower, x))
 
     def logpdf(self, x, q):
         """Log-density of the continuous part: the Laplace density on ``[lower, upper]``, ``-inf`` outside."""
         x, q = check.real_array("x", x), self._q(q)
         inside = (x >= self.lower) & (x <= self.upper)
-        return _float(np.where(inside, laplace_logpdf(np.clip(x, self.lower, self.upper), q, self.scale), -np.inf))
+        return _float(np.where(inside, _laplace_logpdf(np.clip(x, self.lower, self.upper), q, self.scale), -np.inf))
 
     def max_abs_bias(self):
-        """sup of |bias(q)| over q in [lower, upper] (McGlinchey–Mason def. (3)).
+        """``sup |bias(q)|`` over ``q`` in ``[lower, upper]`` (McGlinchey–Mason def. (3)).
 
         Inside the bounds ``d bias/dq = -(e^{-A/b} + e^{-B/b})/2 < 0``: the bias decreases, so the
         sup is at an end, and the reflection ``x -> lower + upper - x`` makes both ends equal:
@@ -147,3 +191,22 @@ class BIT(IntervalMechanism):
         x = _draw_offsets(rng, shape, self.scale)
         x += q
         return np.clip(x, self.lower, self.upper, out=x)
+
+    # --- privacy description (dpbook.privacy) -------------------------------------------------
+    def privacy_description(self):
+        """For the auditor: the Laplace density on ``[lower, upper]`` plus atoms at the finite bounds.
+
+        Worst pairs: the loss of a pair is ``|q1 - q2|/b`` wherever the two lie.  It is at most that
+        (a post-processing of the Laplace mechanism), and the density ratio attains it at the bound on the
+        far side of both true values: at ``lower`` when ``lower <= min(q1, q2)`` and ``q1 < q2``, at
+        ``upper`` when ``q1 > q2`` (an infinite bound: the ratio is constant beyond both centres), and one
+        of the two orders always qualifies.  So a corner pair of the domain is a worst pair.
+        """
+        b, lo, hi = self.scale, self.lower, self.upper
+        atoms = []
+        if np.isfinite(lo):
+            atoms.append((lo, lambda q: _laplace_logcdf(lo, q, b), lambda q1, q2: laplace_log_cdf_ratio(lo, q1, q2, b)))
+        if np.isfinite(hi):
+            atoms.append((hi, lambda q: _laplace_logsf(hi, q, b),
+                          lambda q1, q2: laplace_log_cdf_ratio(hi, q1, q2, b, upper=True)))
+        return laplace_description(b, ((lo, hi),), atoms=tuple(atoms), landmarks=(lo, hi), worst_pairs=corner_pairs())

@@ -1,13 +1,22 @@
 """The interface every dpbook mechanism family shares.
 
-A *mechanism family* is a map from a true value ``q`` to a random release.  Each family
-offers its statistical properties next to its sampler (as diffprivlib does), all vectorized
-over ``q`` and the output ``x`` with numpy broadcasting:
+A *mechanism family* is a map from a true value ``q`` to a random release ``M(q)``.  Each family
+offers its statistical properties next to its sampler (as diffprivlib does), all vectorized over
+``q`` and the output ``x`` with numpy broadcasting:
 
-``bias(q)``, ``mean(q)``, ``variance(q)``, ``mse(q)``, ``cdf(x, q)``,
-``sample(q, size=None, rng=None)``, and, for the privacy auditor, ``logpdf(x, q)`` (the
-log-density of the absolutely continuous part of the law, ``-inf`` where it vanishes) and
-``atoms(q)`` (the point masses).
+* moments: ``bias(q)``, ``mean(q)``, ``variance(q)``, ``mse(q)``;
+* the law, with ``scipy.stats``' names and an extra argument ``q``: ``cdf(x, q)``, ``sf``, ``logcdf``,
+  ``logsf``, ``ppf(p, q)``, ``isf``, ``pdf``/``logpdf`` (the density of the absolutely continuous part),
+  ``pmf`` and ``atoms(q)`` (the point masses);
+* ``sample(q, size=None, *, rng=None)``, where ``rng`` is an int seed, a ``numpy.random.Generator`` or
+  ``None`` (SPEC 7);
+* ``at(q)``: the law of ``M(q)`` at one true value as a :class:`dpbook.Law`, with the method names
+  of a frozen ``scipy.stats`` distribution.
+
+A family implements ``bias``, ``variance``, ``cdf``, ``logpdf`` and ``_sample`` (and ``atoms`` if its
+law has point masses); everything else has a generic default here that families with closed forms
+override: ``sf = 1 - cdf``, ``ppf``/``isf`` by exact bisection on the cdf/sf
+(``dpbook.law._invert_cdf``).
 """
 
 from __future__ import annotations
@@ -15,10 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validation as check
+from .law import Law, _below, _invert_cdf
+
+__all__ = ["Mechanism"]
 
 
 class Mechanism:
-    """Base class: subclasses implement ``bias``, ``variance``, ``cdf``, ``_sample``."""
+    """Base class of every mechanism family; see the module docstring for the interface."""
 
     #: the set of true values the mechanism is meant for, as a ``(lo, hi)`` pair
     domain = (-np.inf, np.inf)
@@ -29,40 +41,114 @@ class Mechanism:
         """Validate true values (finite reals); subclasses may narrow this."""
         return check.finite_array("q", q)
 
+    def at(self, q):
+        """The law of the release ``M(q)`` at one true value, shaped like a frozen ``scipy.stats`` law.
+
+        Returns
+        -------
+        dpbook.law.Law
+        """
+        return Law(self, q)
+
+    # --- moments -------------------------------------------------------------------------------
     def bias(self, q):
-        """E[M(q)] - q."""
+        """``E[M(q)] - q``."""
         raise NotImplementedError
 
     def mean(self, q):
-        """E[M(q)]."""
+        """``E[M(q)]``."""
         q = self._q(q)
         return _float(q + self.bias(q))
 
     def variance(self, q):
-        """Var[M(q)]."""
+        """``Var[M(q)]``."""
         raise NotImplementedError
 
     def mse(self, q):
-        """E[(M(q) - q)^2] = variance + bias^2."""
+        """``E[(M(q) - q)^2] = variance + bias^2``."""
         q = self._q(q)
         return _float(self.variance(q) + self.bias(q) ** 2)
 
+    # --- the law -------------------------------------------------------------------------------
     def cdf(self, x, q):
-        """P(M(q) <= x)."""
+        """``P(M(q) <= x)``, point masses included."""
         raise NotImplementedError
+
+    def sf(self, x, q):
+        """``P(M(q) > x)``; the default is ``1 - cdf``, families override it where the tail needs it."""
+        return _float(1.0 - np.asarray(self.cdf(x, q)))
+
+    def logcdf(self, x, q):
+        """``log P(M(q) <= x)``."""
+        with np.errstate(divide="ignore"):
+            return _float(np.log(self.cdf(x, q)))
+
+    def logsf(self, x, q):
+        """``log P(M(q) > x)``."""
+        with np.errstate(divide="ignore"):
+            return _float(np.log(self.sf(x, q)))
 
     def logpdf(self, x, q):
-        """Log-density of the absolutely continuous part of the law of M(q) at x."""
+        """Log-density of the absolutely continuous part of the law of ``M(q)`` at ``x`` (``-inf`` where it vanishes)."""
         raise NotImplementedError
 
+    def pdf(self, x, q):
+        """Density of the absolutely continuous part of the law of ``M(q)`` (point masses excluded)."""
+        return _float(np.exp(self.logpdf(x, q)))
+
     def atoms(self, q):
-        """Point masses of the law of M(q): a list of ``(location, probability)`` pairs."""
+        """Point masses of the law of ``M(q)``: a list of ``(location, probability)`` pairs."""
         return []
 
-    def sample(self, q, size=None, rng=None):
-        """Draw releases M(q).
+    def pmf(self, x, q):
+        """``P(M(q) = x)``: the point mass at ``x``, 0 away from the atoms."""
+        x, q = check.real_array("x", x), self._q(q)
+        out = np.zeros(np.broadcast(x, q).shape)
+        for loc, mass in self.atoms(q):
+            out = out + np.where(x == loc, mass, 0.0)
+        return _float(out)
+
+    def ppf(self, p, q):
+        """The quantile function ``inf{x : cdf(x, q) >= p}`` at ``p`` in ``[0, 1]`` (``support[0]`` at ``p = 0``).
+
+        The default inverts ``cdf`` numerically: bisection over the ordered doubles
+        (``dpbook.law._invert_cdf``), exact to the last bit of the computed cdf and exact at atoms.
+        """
+        p, q = self._p(p), self._q(q)
+        p, q = np.broadcast_arrays(p, q)
+        lo, hi = self.support
+        x = _invert_cdf(lambda x, t: self.cdf(x, q) >= t, p, _below(lo), hi)
+        return _float(np.where(p == 0, lo, np.where(p == 1, hi, x)))
+
+    def isf(self, p, q):
+        """The inverse survival function ``inf{x : sf(x, q) <= p}`` (``= ppf(1 - p, q)``), from ``sf`` for tail accuracy."""
+        p, q = self._p(p), self._q(q)
+        p, q = np.broadcast_arrays(p, q)
+        lo, hi = self.support
+        x = _invert_cdf(lambda x, t: self.sf(x, q) <= t, p, _below(lo), hi)
+        return _float(np.where(p == 1, lo, np.where(p == 0, hi, x)))
+
+    @staticmethod
+    def _p(p):
+        p = check.real_array("p", p)
+        if ((p < 0) | (p > 1)).any():
+            raise ValueError(f"p must lie in [0, 1], got {p!r}")
+        return p
+
+    def _kinks(self, q):
+        """Points (for one ``q``) where the continuous density is not smooth, for :meth:`Law.expect`."""
+        return [q]
+
+    def _law_expect(self, func, q, lo, hi):
+        """``E[func(M(q)); lo <= M(q) <= hi]`` if the family has a better way than the generic one, else None."""
+        return None
+
+    # --- sampling ------------------------------------------------------------------------------
+    def sample(self, q, size=None, *, rng=None):
+        """Draw releases ``M(q)``.
 
         The output has shape ``size`` when given (``q`` is broadcast to it), else the shape of ``q``.
+        ``rng`` is an int seed, a ``numpy.random.Generator`` or ``None`` (a fresh generator).
         """
         q = self._q(q)
         size = check.size(size)
@@ -97,7 +183,7 @@ class IntervalMechanism(Mechanism):
     ``_bias``, ``_mean``, ``_variance`` and ``_mse``.
     """
 
-    def __init__(self, scale, lower=0.0, upper=np.inf):
+    def __init__(self, scale, *, lower=0.0, upper=np.inf):
         self.scale = check.positive("scale", scale)
         self.lower, self.upper = check.bounds(lower, upper)
 

@@ -12,32 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validation as check
-from .laplace import _draw_offsets, laplace_cdf, laplace_logpdf
+from .laplace import _draw_offsets, _laplace_cdf, _laplace_isf, _laplace_logpdf, _laplace_ppf, _laplace_sf
 from .mechanism import Mechanism, _compact, _float
+from ._privacy_interface import corner_pairs, laplace_description
+from .calibration import log_laplace_scale  # its home is dpbook.calibration
 
 __all__ = ["LogLaplace", "log_laplace_scale", "log_laplace_moment", "relative_bias"]
 
 
-def log_laplace_scale(epsilon, K):
-    """The scale ``b = K/ε`` of the log-Laplace mechanism (McGlinchey–Mason §3.1, assumption (10)).
-
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter ``ε > 0``.
-    K : float
-        The relative-change bound of assumption (10), ``K > 0``.
-
-    >>> log_laplace_scale(2.0, 0.5)
-    0.25
-    """
-    epsilon = check.positive("epsilon", epsilon)
-    K = check.positive("K", K)
-    return K / epsilon
-
-
-def log_laplace_moment(scale, order=1):
-    """``E[e^{k L_b}] = 1/(1 - k²b²)`` for ``k b < 1``, ``inf`` otherwise (McGlinchey–Mason Prop. 3).
+def log_laplace_moment(scale, *, order=1):
+    """``E[e^{k L_b}] = 1/(1 - k²b²)`` for ``k b < 1``, ``inf`` otherwise (McGlinchey–Mason Proposition 3).
 
     The right tail of ``e^{kx} e^{-|x|/b}`` decays like ``e^{-(1/b - k)x}``, so the integral is finite
     exactly when ``k b < 1``.
@@ -49,9 +33,9 @@ def log_laplace_moment(scale, order=1):
     order : float
         ``k >= 0`` (1 for the mean, 2 for the second moment).
 
-    >>> log_laplace_moment(0.5, 1)
+    >>> log_laplace_moment(0.5, order=1)
     1.3333333333333333
-    >>> log_laplace_moment(0.5, 2)
+    >>> log_laplace_moment(0.5, order=2)
     inf
     """
     b = check.positive("scale", scale)
@@ -61,7 +45,7 @@ def log_laplace_moment(scale, order=1):
 
 
 def relative_bias(scale):
-    """The relative bias ``E[q e^{L_b}]/q - 1 = b²/(1 - b²)`` (``inf`` for ``b >= 1``), McGlinchey–Mason Prop. 3.
+    """The relative bias ``E[q e^{L_b}]/q - 1 = b²/(1 - b²)`` (``inf`` for ``b >= 1``), McGlinchey–Mason Proposition 3.
 
     >>> relative_bias(0.5)
     0.3333333333333333
@@ -78,7 +62,7 @@ def _relative_variance(b):
 
 
 class LogLaplace(Mechanism):
-    """The multiplicative mechanism ``q e^{L_b}`` for ``q > 0`` (McGlinchey–Mason §3.1, Prop. 3; Le Ny & Pappas).
+    """The multiplicative mechanism ``q e^{L_b}`` for ``q > 0`` (McGlinchey–Mason §3.1, Proposition 3; Le Ny & Pappas).
 
     Its mean ``q/(1 - b²)`` is finite iff ``b < 1`` and its variance iff ``b < 1/2``; the
     quantities that diverge are returned as ``inf``.
@@ -106,28 +90,58 @@ class LogLaplace(Mechanism):
 
     def bias(self, q):
         q = self._q(q)
-        return _float(q * relative_bias(self.scale))
+        with np.errstate(over="ignore"):
+            return _float(q * relative_bias(self.scale))
 
     def mean(self, q):
         q = self._q(q)
-        return _float(q * log_laplace_moment(self.scale, 1))
+        with np.errstate(over="ignore"):
+            return _float(q * log_laplace_moment(self.scale, order=1))
+
+    def mse(self, q):
+        q = self._q(q)
+        with np.errstate(over="ignore"):
+            return _float(np.asarray(self.variance(q)) + np.asarray(self.bias(q)) ** 2)
 
     def variance(self, q):
         q = self._q(q)
-        return _float(q * q * _relative_variance(self.scale))
+        b = self.scale
+        if b >= 0.5:
+            return _float(np.full_like(q, np.inf))
+        # (q b)^2 times the rest: b^2 alone is subnormal for b < 1e-154
+        rest = (2.0 + b * b) / ((1.0 - 2 * b) * (1.0 + 2 * b) * ((1.0 - b) * (1.0 + b)) ** 2)
+        with np.errstate(over="ignore"):
+            return _float((q * b) * ((q * b) * rest))
 
     def cdf(self, x, q):
         x, q = check.real_array("x", x), self._q(q)
         with np.errstate(divide="ignore", invalid="ignore"):
             logx = np.log(np.where(x > 0, x, 1.0))
-        return _float(np.where(x > 0, laplace_cdf(logx, np.log(q), self.scale), 0.0))
+        return _float(np.where(x > 0, _laplace_cdf(logx, np.log(q), self.scale), 0.0))
+
+    def sf(self, x, q):
+        x, q = check.real_array("x", x), self._q(q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logx = np.log(np.where(x > 0, x, 1.0))
+        return _float(np.where(x > 0, _laplace_sf(logx, np.log(q), self.scale), 1.0))
+
+    def ppf(self, p, q):
+        """``q e^{Laplace quantile}``: exact (``ppf(0) = 0``)."""
+        p, q = self._p(p), self._q(q)
+        with np.errstate(over="ignore"):
+            return _float(np.exp(_laplace_ppf(p, np.log(q), self.scale)))
+
+    def isf(self, p, q):
+        p, q = self._p(p), self._q(q)
+        with np.errstate(over="ignore"):
+            return _float(np.exp(_laplace_isf(p, np.log(q), self.scale)))
 
     def logpdf(self, x, q):
         """Density of ``q e^{L_b}`` at ``x > 0``: the Laplace density of ``log x`` around ``log q``, over ``x``."""
         x, q = check.real_array("x", x), self._q(q)
         inside = (x > 0) & np.isfinite(x)
         logx = np.log(np.where(inside, x, 1.0))
-        return _float(np.where(inside, laplace_logpdf(logx, np.log(q), self.scale) - logx, -np.inf))
+        return _float(np.where(inside, _laplace_logpdf(logx, np.log(q), self.scale) - logx, -np.inf))
 
     def _sample(self, q, shape, rng):
         """``q e^{L_b}`` by inverse cdf: the Laplace quantile of one uniform per draw, plus ``log q``, exponentiated."""
@@ -135,3 +149,18 @@ class LogLaplace(Mechanism):
         x += np.log(_compact(q) if np.ndim(q) else q)
         with np.errstate(over="ignore"):
             return np.exp(x, out=x)
+
+    # --- privacy description (dpbook.privacy) -------------------------------------------------
+    def privacy_description(self):
+        """For the auditor: in ``t = log x`` the Laplace kernel of scale ``b`` centred at ``log q``.
+
+        The loss of a pair is ``|log q1 - log q2|/b`` (the Laplace mechanism on ``log q``): with additive
+        neighbours it is largest for the smallest true values, the lower corner of the domain; with
+        neighbours in ``log q`` (the description ``log_q``) every pair ``K`` apart is a worst pair.  As
+        ``q -> 0`` the release tends to 0 surely (``positive``).
+        """
+        b = self.scale
+        in_log = laplace_description(b, worst_pairs=corner_pairs())
+        return laplace_description(b, center=np.log, to_q=lambda t: float(np.exp(min(t, 709.0))), lipschitz=None,
+                                   log_output=True, positive=True, worst_pairs=corner_pairs(), log_q=in_log,
+                                   neighbours="log")

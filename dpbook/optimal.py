@@ -10,7 +10,7 @@ values is a linear program (:func:`min_bias_postprocessing`, ``scipy.optimize.li
 
 A program constrained on a grid of ``q`` can cheat between the grid points, so every answer is
 re-checked a posteriori (:func:`verify_bias`): the bias of a step function has a closed form
-(:func:`step_bias`, differences of the Laplace distribution function), evaluated on a much finer
+(:meth:`StepPostProcessed.bias`, differences of the Laplace distribution function), evaluated on a much finer
 grid, with a rigorous bound between grid points and an exact argument beyond the last cell.  Only
 the verified value is to be reported.
 
@@ -30,8 +30,9 @@ import numpy as np
 from scipy import optimize, sparse, special
 
 from . import _validation as check
-from .laplace import laplace_cdf, laplace_logpdf, laplace_sf
+from .laplace import _laplace_cdf, _laplace_logpdf, _laplace_sf
 from .mechanism import Mechanism, _float
+from ._privacy_interface import corner_pairs, laplace_description
 
 __all__ = [
     "StepPostProcessed",
@@ -39,8 +40,6 @@ __all__ = [
     "MSEVerification",
     "OptimalPostProcessing",
     "laplace_cell_masses",
-    "step_bias",
-    "step_mse",
     "verify_bias",
     "verify_mse",
     "min_bias_postprocessing",
@@ -52,8 +51,8 @@ __all__ = [
 def laplace_cell_masses(q, edges, scale):
     """``P(e_{k-1} < q + L_b <= e_k)`` for the cells ``(-inf, e_0], (e_0, e_1], …, (e_{n-1}, e_n]``.
 
-    Each mass is a difference of :func:`dpbook.laplace.laplace_cdf` values left of ``q`` and of
-    :func:`dpbook.laplace.laplace_sf` values right of it, so that masses far in either tail keep full
+    Each mass is a difference of Laplace distribution-function values left of ``q`` and of
+    survival-function values right of it, so that masses far in either tail keep full
     relative precision.
 
     Parameters
@@ -73,21 +72,28 @@ def laplace_cell_masses(q, edges, scale):
     q = np.asarray(q, dtype=float)[..., None]
     lo = np.concatenate([[-np.inf], edges[:-1]])
     hi = np.asarray(edges, dtype=float)
-    right = laplace_sf(lo, q, scale) - laplace_sf(hi, q, scale)
-    left = laplace_cdf(hi, q, scale) - laplace_cdf(lo, q, scale)
-    middle = 1.0 - laplace_cdf(lo, q, scale) - laplace_sf(hi, q, scale)
+    right = _laplace_sf(lo, q, scale) - _laplace_sf(hi, q, scale)
+    left = _laplace_cdf(hi, q, scale) - _laplace_cdf(lo, q, scale)
+    middle = 1.0 - _laplace_cdf(lo, q, scale) - _laplace_sf(hi, q, scale)
     return np.where(lo >= q, right, np.where(hi <= q, left, middle))
 
 
-def _tail_moments(q, s, scale):
-    """``P``, ``E[L; L > t]``, ``E[L^2; L > t]`` of ``L = L_b`` above ``t = s - q``."""
+def _tail_moments(q, s, scale, units=False):
+    """``P``, ``E[L; L > t]``, ``E[L^2; L > t]`` of ``L = L_b`` above ``t = s - q`` (the last two over ``b``, ``b²`` if ``units``)."""
     t = s - np.asarray(q, dtype=float)
     a = np.abs(t)
-    half = 0.5 * np.exp(-a / scale)
+    with np.errstate(over="ignore"):
+        half = 0.5 * np.exp(-a / scale)
     p = np.where(t >= 0, half, 1.0 - half)
-    m1 = (a + scale) * half
-    inner = (a * a + 2 * scale * a + 2 * scale**2) * half
-    m2 = np.where(t >= 0, inner, 2 * scale**2 - inner)
+    root = np.sqrt(half)
+    with np.errstate(over="ignore"):  # in units of b^2, scaled last: a far tail gives 0, not inf * 0 or inf - inf
+        z = np.minimum(a / scale, 1e300)  # beyond, the tail mass is 0 anyway
+        inner = (z * root) ** 2 + 2 * (z * half) + 2 * half
+        m2 = np.where(t >= 0, inner, 2 - inner)
+        if units:
+            return p, (z + 1) * half, m2
+        m1 = (a + scale) * half
+        m2 = scale * (scale * m2)
     return p, m1, m2
 
 
@@ -108,7 +114,7 @@ def _step_args(q, edges, values, shift, scale):
     return q, e, v, d, b
 
 
-def step_bias(q, edges, values, shift, scale):
+def _step_bias(q, edges, values, shift, scale):
     """The exact bias ``E φ(q + L_b) - q`` of a step post-processing with a linear tail.
 
     ``φ = values[k]`` on the cell ``(e_{k-1}, e_k]`` (``e_{-1} = -inf``, ``k = 0, …, n``) and ``φ(x) = x - shift``
@@ -139,14 +145,15 @@ def step_bias(q, edges, values, shift, scale):
 def _bias(q, e, v, d, b):
     s = e[-1]
     cells = laplace_cell_masses(q, e, b) @ v
-    return cells + (s - d) * laplace_sf(s, q, b) + np.maximum(s - q, 0.0) + 0.5 * b * np.exp(-np.abs(q - s) / b) - s
+    with np.errstate(over="ignore"):
+        return cells + (s - d) * _laplace_sf(s, q, b) + np.maximum(s - q, 0.0) + 0.5 * b * np.exp(-np.abs(q - s) / b) - s
 
 
-def step_mse(q, edges, values, shift, scale):
+def _step_mse(q, edges, values, shift, scale):
     """The exact MSE ``E[(φ(q + L_b) - q)^2]`` of a step post-processing with a linear tail.
 
     ``Σ_k m_k(q) (values[k] - q)^2 + E[(L_b - shift)^2; L_b > s - q]``, the last term from the partial
-    moments of the Laplace law above ``s - q``.  Parameters as in :func:`step_bias`.
+    moments of the Laplace law above ``s - q``.  Parameters as in :meth:`StepPostProcessed.bias`.
     """
     q, e, v, d, b = _step_args(q, edges, values, shift, scale)
     return _float(_mse(q, e, v, d, b))
@@ -154,8 +161,10 @@ def step_mse(q, edges, values, shift, scale):
 
 def _mse(q, e, v, d, b):
     p, m1, m2 = _tail_moments(q, e[-1], b)
-    cells = np.sum(laplace_cell_masses(q, e, b) * (v - q[..., None]) ** 2, axis=-1)
-    return cells + p * d * d - 2 * d * m1 + m2
+    with np.errstate(over="ignore"):  # an MSE beyond the doubles is inf; a cell of no mass adds 0, not inf * 0
+        cells = np.sum((np.sqrt(laplace_cell_masses(q, e, b)) * (v - q[..., None])) ** 2, axis=-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return cells + np.nan_to_num((np.sqrt(p) * d) ** 2 - 2 * d * m1 + m2, nan=np.inf, posinf=np.inf)
 
 
 class StepPostProcessed(Mechanism):
@@ -163,15 +172,16 @@ class StepPostProcessed(Mechanism):
 
     ``φ = values[k]`` on ``(e_{k-1}, e_k]`` (``e_{-1} = -inf``), ``φ(x) = x - shift`` beyond ``e_n``.
     Being a post-processing of the Laplace mechanism it is ε-DP whenever ``b = Δ/ε``.  Bias and MSE
-    are exact (:func:`step_bias`, :func:`step_mse`); the law has an atom at each distinct value and
-    the shifted Laplace density beyond ``e_n - shift``.
+    are exact (:meth:`StepPostProcessed.bias`, :meth:`StepPostProcessed.mse`); the law has an atom at each distinct value and
+    the shifted Laplace density beyond ``e_n - shift``.  Its quantiles (``ppf``, ``isf``) have no closed
+    form: they are :meth:`Mechanism.ppf`'s exact bisection on the cdf, which lands on the atoms exactly.
 
     Parameters
     ----------
     scale : float
         ``b > 0``.
     edges, values, shift
-        As in :func:`step_bias`.
+        As in :meth:`StepPostProcessed.bias`.
 
     >>> ramp_like = StepPostProcessed(1.0, edges=[0.0], values=[0.0], shift=0.0)
     >>> round(ramp_like.bias(0.0), 12)
@@ -198,9 +208,33 @@ class StepPostProcessed(Mechanism):
     def mse(self, q):
         return _float(_mse(self._q(q), self.edges, self.values, self.shift, self.scale))
 
-    def variance(self, q):
+    def mean(self, q):
+        """``E φ(Y_q) = Σ_k values[k] m_k(q) + (s - shift) P(Y_q > s) + E(Y_q - s)^+`` directly, never as
+        ``q + bias`` (which cancels to 0 far below the first edge, where the mean is ``values[0]``)."""
         q = self._q(q)
-        return _float(self.mse(q) - self.bias(q) ** 2)
+        e, v, d, b = self.edges, self.values, self.shift, self.scale
+        s = e[-1]
+        with np.errstate(over="ignore"):
+            excess = np.maximum(q - s, 0.0) + 0.5 * b * np.exp(-np.abs(q - s) / b)
+            return _float(laplace_cell_masses(q, e, b) @ v + (s - d) * _laplace_sf(s, q, b) + excess)
+
+    def variance(self, q):
+        """``Σ_k m_k (values[k] - μ)^2 + E[(L_b - t)^2; L_b > s - q]`` with ``t = μ + shift - q``: about the mean,
+        from the partial moments of the tail, not ``mse - bias^2`` (which cancels and overflows far out)."""
+        q = self._q(q)
+        mu = np.asarray(self.mean(q))
+        b = self.scale
+        p, m1, m2 = _tail_moments(q, self.edges[-1], b, units=True)
+        with np.errstate(over="ignore", invalid="ignore"):
+            # in units u = the largest of b, |t| and the values' distances to the mean, scaled last: no
+            # term overflows unless the variance does, and none underflows while it is representable
+            t = mu - (q - self.shift)
+            gaps = self.values - mu[..., None]
+            u = np.maximum(np.maximum(b, np.abs(t)), np.max(np.abs(gaps), axis=-1))
+            r = b / u
+            cells = np.sum((np.sqrt(laplace_cell_masses(q, self.edges, b)) * (gaps / u[..., None])) ** 2, axis=-1)
+            tail = (m2 * r) * r - 2 * (t / u) * (m1 * r) + (t / u * np.sqrt(p)) ** 2
+            return _float(u * (u * np.maximum(cells + np.nan_to_num(tail, nan=0.0), 0.0)))
 
     def cdf(self, x, q):
         x, q = check.real_array("x", x), self._q(q)
@@ -209,16 +243,20 @@ class StepPostProcessed(Mechanism):
         steps = np.sum(masses * (self.values <= x[..., None]), axis=-1)
         s = self.edges[-1]
         top = np.maximum(x + self.shift, s)
-        line = np.where(q >= s, laplace_cdf(top, q, self.scale) - laplace_cdf(s, q, self.scale),
-                        laplace_sf(s, q, self.scale) - laplace_sf(top, q, self.scale))
+        line = np.where(q >= s, _laplace_cdf(top, q, self.scale) - _laplace_cdf(s, q, self.scale),
+                        _laplace_sf(s, q, self.scale) - _laplace_sf(top, q, self.scale))
         return _float(np.clip(steps + line, 0.0, 1.0))
 
     def logpdf(self, x, q):
         x, q = check.real_array("x", x), self._q(q)
         y = x + self.shift
-        return _float(np.where(y > self.edges[-1], laplace_logpdf(y, q, self.scale), -np.inf))
+        return _float(np.where(y > self.edges[-1], _laplace_logpdf(y, q, self.scale), -np.inf))
+
+    def _kinks(self, q):
+        return [self.edges[-1] - self.shift, q - self.shift]
 
     def atoms(self, q):
+        """One point mass per distinct value of ``φ`` on the cells: the Laplace masses of its cells."""
         q = self._q(q)
         masses = laplace_cell_masses(q, self.edges, self.scale)
         out = []
@@ -228,6 +266,11 @@ class StepPostProcessed(Mechanism):
 
     def _sample(self, q, shape, rng):
         return self.phi(rng.laplace(q, self.scale, size=shape))
+
+    # --- privacy description (dpbook.privacy) -------------------------------------------------
+    def privacy_description(self):
+        """For the auditor: the Laplace base ``q + L_b`` with ``exact=False`` (an upper bound, by post-processing)."""
+        return laplace_description(self.scale, worst_pairs=corner_pairs(), exact=False)
 
 
 class BiasVerification(NamedTuple):
@@ -263,6 +306,13 @@ def _check_grid(mech, step, q_max):
     if q_max < s:
         raise ValueError(f"q_max must be >= the last edge {s!r}, so that the exact tail covers the rest, got {q_max!r}")
     inner = mech.edges[(mech.edges > 0) & (mech.edges < q_max)]
+    points = q_max / step
+    work = points * (mech.edges.size + 1)  # closed-form cell masses per grid point
+    if points * 8 * 10 > 2**30 or work > 3e9:
+        raise ValueError(
+            f"q_max/step = {points:.3g} grid points would need ~{points * 80 / 2**30:.3g} GiB and ~{work / 5e7:.3g} s "
+            f"(limits 1 GiB, a minute); choose a larger step"
+        )
     n = max(1, math.ceil(q_max / step))
     grid = np.unique(np.concatenate([np.linspace(0.0, q_max, n + 1), inner]))
     return grid, step, q_max
@@ -272,10 +322,10 @@ def _chunks(fn, grid, size=4000):
     return np.concatenate([fn(grid[i:i + size]) for i in range(0, grid.size, size)])
 
 
-def verify_bias(mech, step=None, q_max=None):
-    """Verify the worst-case bias ``B(φ)`` (McGlinchey–Mason eq. (12)) of a step post-processing exactly.
+def verify_bias(mech, *, step=None, q_max=None):
+    """Verify the worst-case bias ``B(φ)`` (McGlinchey–Mason equation (12)) of a step post-processing exactly.
 
-    The bias is evaluated in closed form (:func:`step_bias`) on a grid of ``q`` from 0 to ``q_max``
+    The bias is evaluated in closed form (:meth:`StepPostProcessed.bias`) on a grid of ``q`` from 0 to ``q_max``
     with spacing ``<= step`` (plus every edge inside).  Between two grid points ``h`` apart, the mean
     ``m(q) = E φ(Y_q)`` solves ``b^2 m'' = m - φ`` (the Laplace kernel's Green's-function identity), so
     ``-sup φ / b^2 <= bias'' <= sup m / b^2`` on the interval, with ``sup m <= max(m_i, m_{i+1}) e^{h/b}``
@@ -315,10 +365,10 @@ def verify_bias(mech, step=None, q_max=None):
     return BiasVerification(value, upper, argmax, step, q_max)
 
 
-def verify_mse(mech, step=None, q_max=None):
+def verify_mse(mech, *, step=None, q_max=None):
     """The worst-case MSE ``sup_{q >= 0} E[(φ(Y_q) - q)^2]`` of a step post-processing.
 
-    Exact (:func:`step_mse`) on a grid from 0 to ``q_max >= s``; beyond the last edge ``s`` it is
+    Exact (:meth:`StepPostProcessed.mse`) on a grid from 0 to ``q_max >= s``; beyond the last edge ``s`` it is
     exactly ``2b^2 + d^2 + e^{-u}(A - 2 b u β)`` with ``u = (q - s)/b``, ``β = bias(s) + d`` and
     ``A = mse(s) - 2b^2 - d^2``, whose maximum over ``u >= 0`` is found in closed form.  Between grid
     points nothing is certified (the grid is the check).
@@ -359,7 +409,7 @@ class OptimalPostProcessing(NamedTuple):
     mse: MSEVerification
 
 
-def min_bias_postprocessing(scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max=60.0, q_step=0.01,
+def min_bias_postprocessing(*, scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max=60.0, q_step=0.01,
                             value_cap=None, check_step=0.005, check_max=None, tame=1e-3):
     """Minimize the worst-case bias over step post-processings by linear programming, then verify it.
 
@@ -367,7 +417,7 @@ def min_bias_postprocessing(scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max=60
     ``B(φ)`` (eq. (12)) over ``φ >= 0``.  Unknowns: the cell values ``c_k >= 0`` on a grid of width
     ``cell`` over ``x_range`` (plus the cell ``(-inf, x_lo]``), the tail offset ``d <= x_hi`` and the
     bound ``t``; minimize ``t`` subject to ``-t <= bias(q_i) <= t`` at ``q_i = 0, q_step, …, q_max``
-    (each bias linear in the unknowns, :func:`step_bias`).  Solved by ``scipy.optimize.linprog``
+    (each bias linear in the unknowns, :meth:`StepPostProcessed.bias`).  Solved by ``scipy.optimize.linprog``
     (HiGHS); the answer is then checked by :func:`verify_bias` on a finer grid.
 
     The verified worst-case MSE (:func:`verify_mse`) of the answer is returned too.
@@ -412,11 +462,18 @@ def min_bias_postprocessing(scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max=60
     cap = hi + 10 if value_cap is None else check.positive("value_cap", value_cap)
 
     n = max(1, math.ceil((hi - lo) / cell))
+    nq = max(1, math.ceil(q_max / q_step)) + 1
+    need = 6 * 8 * nq * (n + 3)  # the dense cell-mass matrix and its stacked copies before sparsifying
+    if need > 2**30:
+        raise ValueError(
+            f"{nq} true values x {n + 1} cells would need ~{need / 2**30:.3g} GiB (limit 1 GiB); "
+            f"choose a larger cell or q_step"
+        )
     edges = b * np.linspace(lo, hi, n + 1)
     s = edges[-1]
     q = b * np.linspace(0.0, q_max, max(1, math.ceil(q_max / q_step)) + 1)
     masses = laplace_cell_masses(q, edges, b)
-    sf = laplace_sf(s, q, b)
+    sf = _laplace_sf(s, q, b)
     const = s * sf + np.maximum(s - q, 0.0) + 0.5 * b * np.exp(-np.abs(q - s) / b) - s
     nq, nv = q.size, edges.size
     G = np.hstack([masses, -sf[:, None]])
@@ -456,8 +513,8 @@ def min_bias_postprocessing(scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max=60
     return OptimalPostProcessing(
         mech,
         objective,
-        verify_bias(mech, b * check_step, check_max),
-        verify_mse(mech, b * check_step, check_max),
+        verify_bias(mech, step=b * check_step, q_max=check_max),
+        verify_mse(mech, step=b * check_step, q_max=check_max),
     )
 
 

@@ -16,8 +16,10 @@ from scipy import integrate, optimize, signal, special
 
 from . import _validation as check
 from . import clamping
-from .laplace import laplace_cdf, laplace_pdf
+from .laplace import _laplace_cdf, _laplace_pdf
 from .mechanism import Mechanism, _float
+from ._privacy_interface import corner_pairs, laplace_description, laplace_log_cdf_ratio
+from .laplace import _laplace_logcdf
 
 __all__ = [
     "TranslatedRamp",
@@ -109,7 +111,20 @@ class TranslatedRamp(Mechanism):
 
     def bias(self, q):
         q = self._q(q)
-        return _float(self._clamped.bias(q - self.shift) - self.shift)
+        y = q - self.shift
+        # below the shift the mean is tiny and q is exact: bias = mean - q; above it, BIT's bias minus the shift
+        with np.errstate(over="ignore"):
+            return _float(np.where(y < 0, np.asarray(self._clamped.mean(y)) - q, np.asarray(self._clamped.bias(y)) - self.shift))
+
+    def mean(self, q):
+        """``E max(Y_q - α, 0)``: BIT's mean at ``q - α`` (never ``q + bias``, which cancels when ``α >> |q|``)."""
+        q = self._q(q)
+        return _float(self._clamped.mean(q - self.shift))
+
+    def mse(self, q):
+        q = self._q(q)
+        with np.errstate(over="ignore"):
+            return _float(np.asarray(self.variance(q)) + np.asarray(self.bias(q)) ** 2)
 
     def variance(self, q):
         q = self._q(q)
@@ -123,9 +138,24 @@ class TranslatedRamp(Mechanism):
         x, q = check.real_array("x", x), self._q(q)
         return _float(self._clamped.logpdf(x, q - self.shift))
 
+    def sf(self, x, q):
+        x, q = check.real_array("x", x), self._q(q)
+        return _float(self._clamped.sf(x, q - self.shift))
+
+    def ppf(self, p, q):
+        """BIT's quantile at ``q - α``: exact, 0 on the jump at 0."""
+        return _float(self._clamped.ppf(p, self._q(q) - self.shift))
+
+    def isf(self, p, q):
+        return _float(self._clamped.isf(p, self._q(q) - self.shift))
+
     def atoms(self, q):
+        """The point mass at 0: ``[(0.0, P(q + L_b <= α))]``."""
         q = self._q(q)
         return self._clamped.atoms(q - self.shift)
+
+    def _kinks(self, q):
+        return [q - self.shift]
 
     def max_abs_bias(self):
         """``B(α) = max{(b/2) e^{-α/b}, α}``, exactly (Theorem 4.1); see :func:`ramp_worst_bias`."""
@@ -133,6 +163,19 @@ class TranslatedRamp(Mechanism):
 
     def _sample(self, q, shape, rng):
         return self._clamped._sample(q - self.shift, shape, rng)
+
+    # --- privacy description (dpbook.privacy) -------------------------------------------------
+    def privacy_description(self):
+        """For the auditor: BIT's law with ``lower = 0`` at the true value ``q - α``.
+
+        As for :class:`dpbook.BIT`, the loss of a pair is ``|q1 - q2|/b`` wherever the two lie, so a
+        corner pair of the domain is a worst pair.
+        """
+        b, alpha = self.scale, self.shift
+        return laplace_description(b, ((0.0, np.inf),), center=lambda q: np.asarray(q) - alpha,
+                                   atoms=((0.0, lambda q: _laplace_logcdf(alpha, q, b),
+                                           lambda q1, q2: laplace_log_cdf_ratio(alpha, q1, q2, b)),), landmarks=(alpha,),
+                                   to_q=lambda t: t + alpha, worst_pairs=corner_pairs())
 
 
 class BiasCertificate(NamedTuple):
@@ -159,6 +202,10 @@ class PostProcessed(Mechanism):
 
     Moments are computed by ``scipy.integrate.quad``, split at ``q`` and at ``breakpoints``.  The
     bias is integrated as ``E[φ(Y_q) - Y_q]`` (``E Y_q = q``), so it stays accurate where it is tiny.
+    The law of ``φ(Y_q)`` is known through its cdf (computed numerically, see :meth:`cdf`) and
+    ``at(q).expect`` (one integral against the Laplace law); its quantiles are :meth:`Mechanism.ppf`'s
+    exact bisection on that cdf.  A general ``φ`` has no computed density or atoms: ``pdf``, ``pmf`` and
+    ``atoms`` raise ``NotImplementedError``.
 
     Parameters
     ----------
@@ -176,12 +223,14 @@ class PostProcessed(Mechanism):
     >>> ramp = PostProcessed(1.0, lambda x: np.maximum(x, 0.0), breakpoints=[0.0], tail=(0.0, 0.0))
     >>> round(ramp.max_abs_bias(), 12)
     0.5
+    >>> round(ramp.at(0.0).cdf(0.0), 12)  # the ramp's point mass at 0
+    0.5
     """
 
     domain = (0.0, np.inf)
     support = (0.0, np.inf)
 
-    def __init__(self, scale, phi, breakpoints=(), tail=None):
+    def __init__(self, scale, phi, *, breakpoints=(), tail=None):
         self.scale = check.positive("scale", scale)
         if not callable(phi):
             raise ValueError(f"phi must be a callable, got {phi!r}")
@@ -239,7 +288,7 @@ class PostProcessed(Mechanism):
             # accept its answer only if its own error estimate is still within 1e-10 relative.
             if len(info) > 1 and err > 1e-10 * abs(val) + 1e-13 * b * b:
                 raise ArithmeticError(f"quad could not integrate phi on [{lo}, {hi}] for q={q}: {info[1]}")
-            total += val * float(laplace_pdf(e, q, b))
+            total += val * float(_laplace_pdf(e, q, b))
         return total
 
     def _each(self, fn, q):
@@ -282,26 +331,45 @@ class PostProcessed(Mechanism):
         inside = [p for p in self.breakpoints if grid[0] < p < grid[-1]]
         grid = np.unique(np.concatenate([grid, inside]))
         below = self._phi(grid) <= x
-        F = laplace_cdf(grid, q, b)
+        F = _laplace_cdf(grid, q, b)
         total = F[0] * below[0] + (1.0 - F[-1]) * below[-1]
         both = below[:-1] & below[1:]
         total += np.sum((F[1:] - F[:-1])[both])
         for k in np.flatnonzero(below[:-1] != below[1:]):
             lo, hi = grid[k], grid[k + 1]
             r = optimize.brentq(lambda t: float(self._phi(t)) - x, lo, hi, xtol=1e-14 * max(1.0, abs(lo)))
-            Fr = float(laplace_cdf(r, q, b))
+            Fr = float(_laplace_cdf(r, q, b))
             total += (Fr - F[k]) if below[k] else (F[k + 1] - Fr)
         return min(max(total, 0.0), 1.0)
+
+    def logpdf(self, x, q):
+        """Not available: the law of ``φ(Y_q)`` for a general ``φ`` has no computed density or atoms.
+
+        Use ``cdf``, ``ppf`` (numerical) and ``at(q).expect`` (quadrature against the Laplace law).
+        """
+        raise NotImplementedError("PostProcessed has no density: use cdf, ppf or at(q).expect")
+
+    def atoms(self, q):
+        """Not available (see :meth:`logpdf`)."""
+        raise NotImplementedError("PostProcessed has no computed atoms: use cdf, ppf or at(q).expect")
+
+    def _law_expect(self, func, q, lo, hi):
+        """``E[func(φ(Y_q)); lo <= φ(Y_q) <= hi]`` as one integral against the Laplace law of ``Y_q``."""
+        def g(x):
+            y = self._phi(x)
+            return np.where((y >= lo) & (y <= hi), np.asarray(func(y), dtype=float), 0.0)
+
+        return self._expect(g, q)
 
     def _sample(self, q, shape, rng):
         return self._phi(rng.laplace(q, self.scale, size=shape))
 
     # --- the worst-case bias, certified ------------------------------------------------------
-    def max_abs_bias(self, q_max=None, step=None):
+    def max_abs_bias(self, *, q_max=None, step=None):
         """``sup_{q >= 0} |bias(q)|`` (McGlinchey–Mason eq. (12)); see :meth:`certify_max_abs_bias`."""
-        return self.certify_max_abs_bias(q_max, step).value
+        return self.certify_max_abs_bias(q_max=q_max, step=step).value
 
-    def certify_max_abs_bias(self, q_max=None, step=None):
+    def certify_max_abs_bias(self, *, q_max=None, step=None):
         """The worst-case bias with a certified bracket.
 
         Write ``m(q) = E φ(q + L_b) = A(q) + C(q)`` with ``A`` the contribution of ``x < q`` and ``C``
@@ -342,6 +410,12 @@ class PostProcessed(Mechanism):
             q_max = max([0.0, *self.breakpoints]) + 40 * b if q_max is None else check.nonnegative("q_max", q_max)
             tail_exact = False
         step = b / 500 if step is None else check.positive("step", step)
+        cells = q_max / step + len(self.breakpoints)
+        need = cells * 12 * 8 * 12  # the cells' 12-node Gauss tables, about a dozen arrays of them
+        if need > 2**30:
+            raise ValueError(
+                f"q_max/step = {q_max / step:.3g} cells would need ~{need / 2**30:.3g} GiB (limit 1 GiB); choose a larger step"
+            )
 
         if q_max == 0.0:
             grid = np.array([0.0])
@@ -412,6 +486,15 @@ class PostProcessed(Mechanism):
         low = Ai * np.exp(-s / b) + Cj * np.exp(-(h - s) / b) + decay * Phi - (left + s) - slack
         upper = float(max(np.max(up), np.max(-low), np.max(np.abs(bias))))
         return bias, upper
+
+    # --- privacy description (dpbook.privacy) -------------------------------------------------
+    def privacy_description(self):
+        """For the auditor: the Laplace base ``q + L_b`` with ``exact=False``.
+
+        The law of ``φ(q + L_b)`` is not described for a general ``φ``; by the post-processing property
+        the base's loss is an upper bound on its loss.
+        """
+        return laplace_description(self.scale, worst_pairs=corner_pairs(), exact=False)
 
 
 def _recur(start, factor, increment):

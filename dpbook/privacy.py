@@ -1,4 +1,4 @@
-"""An exact auditor of pure ε-differential privacy for dpbook's one-dimensional mechanisms.
+"""An exact auditor of pure ε-differential privacy for one-dimensional mechanisms.
 
 A mechanism ``M`` is ε-DP for sensitivity ``Δ`` when ``P(M(q1) ∈ S) <= e^ε P(M(q2) ∈ S)`` for every
 event ``S`` and every pair of true values with ``|q1 - q2| <= Δ``.  The smallest such ε, the
@@ -7,41 +7,42 @@ with respect to a common dominating measure (Lebesgue measure plus counting meas
 density is compared with density, point mass with point mass, and a density or atom under ``q1``
 where ``q2`` has none makes the loss infinite.
 
-Every family in dpbook is *Laplace-shaped*: in an output coordinate ``t`` (``t = x``, or ``t = log x``
-for :class:`~dpbook.multiplicative.LogLaplace`) its absolutely continuous part has log-density
-``-|t - m(q)|/s(q) - log(2 s(q)) - log N(q)`` on a union of intervals that does not depend on ``q``,
-plus point masses at fixed places (the bounds of BIT and of the translated ramp).  For one pair the
-log-ratio is therefore piecewise linear in ``t`` with kinks only at ``m(q1)``, ``m(q2)`` and the ends of
-the pieces: its supremum is at a kink or at an infinite end, where it is ``+inf`` exactly when the
-outward slope ``1/s(q2) - 1/s(q1)`` is positive.  :func:`pair_loss` evaluates this in closed form;
-no grid over outputs is involved.  (The Gaussian restriction is handled the same way: with equal
-variances its log-ratio is linear in ``x``.)
+The auditor knows nothing about any family.  It asks the mechanism for a
+:class:`~dpbook.PrivacyDescription` (its method ``privacy_description()``): in an output coordinate
+``t`` a Laplace-shaped (or Gaussian) density on fixed pieces, point masses at fixed places, and where
+the worst case can sit.  For one pair the log-ratio is then piecewise linear in ``t`` with kinks only at
+the two centres and the ends of the pieces: its supremum is at a kink or at an infinite end, where it is
+``+inf`` exactly when the outward slope ``1/s(q2) - 1/s(q1)`` is positive.  :func:`pair_loss` evaluates
+this in closed form; no grid over outputs is involved.  For the supremum over pairs see
+:func:`privacy_report`.
 
-For the supremum over pairs see :func:`privacy_report`.  The auditor settles a disagreement between
-the papers: truncation at ``b = Δ/ε`` (Liu 2019, Def. 2(a)) is not ε-DP; its loss is
-``ε + log(2 - e^{-ε})``, below McGlinchey–Mason's Prop. 2 bound ``2ε``; :func:`truncated_scale` gives
-the smallest uniform scale that is ε-DP.
+The auditor settles a disagreement between the papers: truncation at ``b = Δ/ε`` (Liu 2019, Def. 2(a))
+is not ε-DP; its loss is ``ε + log(2 - e^{-ε})``, below McGlinchey–Mason's Prop. 2 bound ``2ε``;
+:func:`dpbook.truncated_scale` gives the smallest uniform scale that is ε-DP.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, replace
-from typing import Callable
 
 import numpy as np
-from scipy import optimize
-
 from . import _validation as check
-from . import clamping, multiplicative, normalization, optimal, postprocessing, restriction, truncation
-from .laplace import Laplace, laplace_logcdf, laplace_logsf
+from ._privacy_interface import PrivacyDescription, _identity
 
-__all__ = ["PrivacyReport", "pair_loss", "privacy_loss", "privacy_report", "truncated_scale"]
+__all__ = ["PrivacyDescription", "PrivacyReport", "describe", "pair_loss", "privacy_loss", "privacy_report"]
 
 _KINDS = ("density", "atom", "support", "tail")
 _DENSITY, _ATOM, _SUPPORT, _TAIL = range(4)
 _POST = "upper bound (post-processing)"
+#: a request whose arrays would exceed this many float64 entries (1 GiB) is refused
+_MAX_ENTRIES = 2**27
+#: a band search over more pairs than this is refused (about a minute on a slow core)
+_MAX_PAIRS = 2**24
+#: pairs evaluated at once (bounded memory)
+_CHUNK = 2**16
+#: evaluations the certified edge search may spend before it reports its upper bound instead
+_BUDGET = 2**17
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,9 @@ class PrivacyReport:
         (the log-ratio of densities grows without bound towards ``output = ±inf``), or
         ``'upper bound (post-processing)'``.
     exact : bool
-        True when ``epsilon`` is the loss itself; False when it is an upper bound or the result of a
-        numerical search over pairs (see :func:`privacy_report`).
+        True when ``epsilon`` is the loss itself (to rounding); False when it is an upper bound
+        (a post-processing, or a certified search that ran out of budget) or the result of a search
+        over pairs that is not certified (see :func:`privacy_report`).
     """
 
     epsilon: float
@@ -81,43 +83,37 @@ class PrivacyReport:
         return math.isfinite(self.epsilon)
 
 
-def _identity(q):
-    return q
+def describe(mechanism):
+    """The :class:`PrivacyDescription` of ``mechanism``: what it says about its own law.
+
+    Raises ``NotImplementedError`` when the mechanism offers none (the auditor has no other way to
+    know a family).
+    """
+    method = getattr(mechanism, "privacy_description", None)
+    if method is None:
+        raise NotImplementedError(f"{type(mechanism).__name__} has no privacy_description(); "
+                                  "the auditor knows a family only through it")
+    desc = method()
+    if not isinstance(desc, PrivacyDescription):
+        raise TypeError(f"{type(mechanism).__name__}.privacy_description() must return a PrivacyDescription, "
+                        f"got {type(desc).__name__}")
+    return desc
 
 
-@dataclass(frozen=True)
-class _Family:
-    """A Laplace-shaped (or Gaussian) family of laws, described in the output coordinate ``t``."""
-
-    center: Callable  # q -> m(q)
-    scale: Callable  # q -> s(q)
-    uniform: bool  # s does not depend on q
-    pieces: tuple  # closed intervals (a, b) in t carrying the density, independent of q
-    atoms: tuple = ()  # (t, q -> log mass)
-    log_norm: Callable | None = None  # q -> log of the normalizing mass
-    gauss: bool = False  # log-density -(t - m)^2 / (2 s^2) instead of -|t - m|/s
-    log_output: bool = False  # outputs are x = e^t
-    landmarks: tuple = ()  # true values where the loss may change regime
-    length: float = 1.0  # a length scale of the true values, for the search grid
-    to_q: Callable = _identity  # the true value whose centre is t (for window landmarks)
-    lipschitz: float | None = None  # a Lipschitz constant of q -> loss(q, q ± Δ), if known
-    positive: bool = False  # true values must be > 0
-
-
-def pair_loss(mechanism, q1, q2, window=None):
+def pair_loss(mechanism, q1, q2, *, window=None):
     """The exact privacy loss between two true values: ``sup_S log P(M(q1) ∈ S)/P(M(q2) ∈ S)``.
 
     The supremum runs over every event ``S`` of outputs (inside ``window`` when given), so it is
     the largest log-ratio of densities, or of point masses, and ``inf`` when ``M(q1)`` can land where
     ``M(q2)`` cannot or when the log-ratio of densities grows without bound in a tail.  Computed
-    in closed form from the family's parameters (see the module docstring).  Not symmetric: swap
-    the arguments for the other direction.
+    in closed form from the mechanism's :class:`PrivacyDescription` (see the module docstring).
+    Not symmetric: swap the arguments for the other direction.
 
     Parameters
     ----------
     mechanism : Mechanism
-        A dpbook mechanism (``Laplace``, ``BIT``, ``Truncated``, ``TranslatedRamp``, ``Normalized``,
-        ``CroftLaplace``, ``Restricted`` with a Laplace or normal base, ``LogLaplace``).
+        Any mechanism with a ``privacy_description()`` whose law it describes exactly (not a general
+        post-processing, for which only :func:`privacy_report`'s upper bound is available).
     q1, q2 : float or array_like
         True values (broadcast together).
     window : (float, float), optional
@@ -128,20 +124,27 @@ def pair_loss(mechanism, q1, q2, window=None):
     float or ndarray
 
     >>> from dpbook import Truncated
-    >>> round(pair_loss(Truncated(1.0, 0.0), 0.0, 1.0), 6)  # 1 + log(2 - 1/e)
+    >>> round(pair_loss(Truncated(1.0), 0.0, 1.0), 6)  # 1 + log(2 - 1/e)
     1.48988
     """
-    fam = _family(mechanism)
+    desc = describe(mechanism)
+    if not desc.exact:
+        raise NotImplementedError(f"the law of {type(mechanism).__name__} is not described exactly; "
+                                  "use privacy_report for an upper bound")
     q1, q2 = check.finite_array("q1", q1), check.finite_array("q2", q2)
     for name, q in (("q1", q1), ("q2", q2)):
-        if fam.positive and (q <= 0).any():
+        if desc.positive and (q <= 0).any():
             raise ValueError(f"{name} must be > 0 for {type(mechanism).__name__}, got {q!r}")
-    window = _window(window, fam)
-    loss, _, _ = _pair(fam, q1, q2, window)
+    size = np.broadcast(q1, q2).size
+    if size * (1 if desc.uniform else len(desc.pieces)) > _MAX_PAIRS:
+        raise ValueError(f"q1, q2: {size} pairs on {len(desc.pieces)} pieces would take more than a minute; "
+                         "pass fewer pairs")
+    window = _window(window, desc)
+    loss, _, _ = _pair(desc, q1, q2, window)
     return float(loss) if loss.ndim == 0 else loss
 
 
-def privacy_loss(mechanism, sensitivity, domain=None, window=None, neighbours=None):
+def privacy_loss(mechanism, sensitivity, *, domain=None, window=None, neighbours=None):
     """The pure-DP privacy loss of ``mechanism`` for ``sensitivity``: the smallest ε it satisfies.
 
     This is ``privacy_report(...).epsilon``; see :func:`privacy_report` for the parameters and the
@@ -154,48 +157,58 @@ def privacy_loss(mechanism, sensitivity, domain=None, window=None, neighbours=No
     return privacy_report(mechanism, sensitivity, domain=domain, window=window, neighbours=neighbours).epsilon
 
 
-def privacy_report(mechanism, sensitivity, domain=None, window=None, neighbours=None):
+def privacy_report(mechanism, sensitivity, *, domain=None, window=None, neighbours=None):
     """Audit ``mechanism``: the worst log-likelihood ratio over neighbouring true values and outputs.
 
     ``epsilon = sup log P(M(q1) ∈ S)/P(M(q2) ∈ S)`` over ``q1, q2`` in ``domain`` that are
     neighbours and over every event ``S`` (densities and point masses, outputs arbitrarily far out),
     with the pair and the output where it is attained.
 
-    Method.  For one pair the supremum over outputs is exact (:func:`pair_loss`).  Over pairs:
+    Method.  For one pair the supremum over outputs is exact (:func:`pair_loss`).  Over pairs, in
+    this order:
 
-    * Families whose scale does not depend on ``q`` (Laplace, BIT, translated ramp, truncation,
-      normalization with a uniform scale, restriction of a Laplace base, log-Laplace), with no
-      window cutting their outputs: the loss never decreases as the two true values move apart.
-      For ``q1 < q2`` the worst density ratio is at the lowest output ``t0``; its derivative in
-      ``q2`` is ``1/s + N'(q2)/N(q2) >= 0`` (as ``|N'| <= N/s``), or ``0`` when ``q2 < t0``, and its
-      derivative in ``q1`` is likewise ``<= 0``; the log mass of the lower atom decreases in ``q``
-      and the upper atom's ratio is negative.  So the worst pair is ``(q, q + Δ)`` or ``(q + Δ, q)``
-      with ``q`` in ``[lo, hi - Δ]`` (``(lo, hi)`` itself when the domain is shorter than ``Δ``).
-      This one-dimensional supremum is taken on a grid holding the domain's ends, the family's
-      landmarks (bounds, shift, piece ends) and their ``±Δ`` shifts, and geometric steps from
-      ``1e-13`` to ``4096`` scales around each, then refined by bounded Brent iterations around the
-      best local maxima (skipped where the Lipschitz bound ``4/s`` of the loss along the edge
-      leaves no room above the best value).  Beyond ``4096`` scales from every landmark the
-      normalizers equal their limits to within ``e^{-4096}``: the far grid points are the
-      asymptotic regime of an infinite domain.  Corners, where the closed forms put the worst case
-      of truncation, are grid points, so those values are exact to rounding.
+    * The family says where the worst pair sits (``worst_pairs`` of its description: Laplace, BIT,
+      the translated ramp, truncation, normalization to one interval, restriction of a Laplace base,
+      log-Laplace; each proves it where it defines it): those pairs are evaluated exactly.
+    * Families whose scale does not depend on ``q``, with no window cutting their outputs (a
+      normalization to a union of intervals): the loss never decreases as the two true values move
+      apart (for ``q1 < q2`` the worst density ratio is at the lowest output ``t0``; its derivative in
+      ``q2`` is ``1/s + N'(q2)/N(q2) >= 0`` as ``|N'| <= N/s``), so the worst pair is ``(u, u ± Δ)``.
+      The supremum over ``u`` is a certified branch and bound: on each cell of ``u`` the loss is at most
+      the larger of its end values plus ``K h^2/8``, with ``K`` the family's bound on the curvature of
+      its log-normalizer (``curvature``; else a Lipschitz bound ``L h/2``); cells are halved until no
+      cell can hold more than the best value found plus ``1e-10 (1 + |ε|)``.  The report then gives the
+      certified upper bound, ``exact=True``.  Beyond ``4096`` length scales from every landmark the
+      law only translates (its normalizer is at its limit to ``e^{-4096}``).  If the budget of
+      ``2^17`` evaluations runs out first, the report gives the certified upper bound with
+      ``exact=False``: never below the truth.
     * Variable-scale families (Croft, Sack & Shi), the Gaussian restriction, and any family whose
       outputs are cut by ``window``: without a window, a pair whose scales differ (for the
       Gaussian, any two distinct true values) has infinite loss, which one pair witnesses.  With a
-      window the search runs over the whole band ``|q1 - q2| <= Δ``: a grid over ``q1`` (as above)
+      window the search runs over the whole band ``|q1 - q2| <= Δ``: a grid over ``q1``
       and ``(q2 - q1)/Δ`` (21 steps and ``±1e-3``, ``±1e-6``), then a pattern search (a 9 x 9 stencil,
       moved while it improves and shrunk by 4 otherwise, to ``1e-15``) from the four best cells.
-      The result is marked ``exact=False``: a careful search, not a certificate.  (For the
-      Gaussian with a window and ``hi = inf`` the loss grows without bound as both true values
-      run off to infinity; the report then has ``q1 = q2 = inf``.)
-    * ``PostProcessed(φ)`` for an arbitrary ``φ`` (and ``StepPostProcessed``): the loss of its Laplace base, an upper bound by
-      the post-processing property (``kind='upper bound (post-processing)'``, ``exact=False``).
-      The translated ramp, a post-processing with a known law, is audited exactly.
+      The result is marked ``exact=False``: a careful search, not a certificate (it may fall short
+      of the supremum: the one case where the auditor does not promise to err on the high side).  (For the Gaussian with a window and ``hi = inf`` the loss grows without
+      bound as both true values run off to infinity; the report then has ``q1 = q2 = inf``.)
+    * A post-processing whose law is not described (``PostProcessed(φ)``, ``StepPostProcessed``)
+      describes its Laplace base with ``exact=False``: the base's loss is an upper bound by the
+      post-processing property (``kind='upper bound (post-processing)'``, ``exact=False``).
+
+    Rounding.  Every log-ratio carries an allowance for its rounding (a few ulps of its terms; the
+    family's normalizer ratio says how accurate it is), so reports err on the high side; close pairs
+    use ratios written without cancellation (``log1p``/``expm1``), so ``ε = 1e-16`` keeps all its digits.
+    A domain so far out that true values ``Δ`` apart are not ``Δ`` apart in floats (to 10 digits) is
+    refused with a ``ValueError`` naming ``sensitivity``.
+
+    Resources.  A request that would need more than about 1 GiB of memory or a minute (a band search over
+    more than ``2^24`` pairs, an edge search over more than ``2^21`` landmarks) raises a ``ValueError``
+    saying so; a finite loss too large for a float (``Δ/b > 1.8e308``) raises one too.
 
     Parameters
     ----------
     mechanism : Mechanism
-        A dpbook mechanism (see :func:`pair_loss`).
+        Any mechanism with a ``privacy_description()`` (see :func:`describe`).
     sensitivity : float
         ``Δ > 0``: true values at most ``Δ`` apart are neighbours (see ``neighbours``).
     domain : (float, float), optional
@@ -204,217 +217,76 @@ def privacy_report(mechanism, sensitivity, domain=None, window=None, neighbours=
         Only outputs in this closed interval are considered.  Croft's guarantee holds near the
         data; the loss beyond it is infinite.
     neighbours : {'additive', 'log', 'relative'}, optional
-        How ``sensitivity`` is read: ``|q1 - q2| <= Δ`` (``'additive'``, the default except for
-        ``LogLaplace``); ``|log q1 - log q2| <= K`` (``'log'``, the default for ``LogLaplace``);
-        or McGlinchey–Mason assumption (10), ``|q1 - q2| <= K min(q1, q2)`` (``'relative'``, which is
-        ``'log'`` with ``log(1 + K)``).  The last two are offered for ``LogLaplace`` only.
+        How ``sensitivity`` is read: ``|q1 - q2| <= Δ`` (``'additive'``); ``|log q1 - log q2| <= K``
+        (``'log'``); or McGlinchey–Mason assumption (10), ``|q1 - q2| <= K min(q1, q2)``
+        (``'relative'``, which is ``'log'`` with ``log(1 + K)``).  The last two are offered by families
+        that describe themselves in ``log q`` (``LogLaplace``, whose default is ``'log'``).
 
     Returns
     -------
     PrivacyReport
 
     >>> from dpbook import Truncated
-    >>> r = privacy_report(Truncated(1.0, 0.0), 1.0)
+    >>> r = privacy_report(Truncated(1.0), 1.0)
     >>> round(r.epsilon, 6), r.q1, r.q2, r.output, r.kind
     (1.48988, 0.0, 1.0, 0.0, 'density')
     """
     delta = check.positive("sensitivity", sensitivity)
-    is_log = isinstance(mechanism, _class(multiplicative, "LogLaplace"))
+    desc = describe(mechanism)
+    name = type(mechanism).__name__
     if neighbours is None:
-        neighbours = "log" if is_log else "additive"
+        neighbours = desc.neighbours
     if neighbours not in ("additive", "log", "relative"):
         raise ValueError(f"neighbours must be 'additive', 'log' or 'relative', got {neighbours!r}")
-    if neighbours != "additive" and not is_log:
-        raise NotImplementedError(f"neighbours={neighbours!r} is offered for LogLaplace only")
-    post = _is_postprocessing(mechanism)
-    fam = _laplace_family(mechanism.scale) if post else _family(mechanism)
+    if neighbours != "additive" and desc.log_q is None:
+        raise NotImplementedError(f"neighbours={neighbours!r} needs a family described in log q; {name} is not")
     lo, hi = _interval("domain", mechanism.domain if domain is None else domain)
-    window = _window(window, fam)
+    exact = desc.exact
 
-    if is_log:
+    if desc.positive:
         if hi <= 0:
-            raise ValueError(f"domain must reach above 0 for LogLaplace, got {domain!r}")
-        if neighbours == "additive":
-            if lo <= 0:
-                return PrivacyReport(math.inf, 0.0, min(delta, hi), 0.0, "support")
-        else:
-            if lo < 0:
-                raise ValueError(f"domain must lie in [0, inf) for neighbours={neighbours!r}, got {domain!r}")
-            if neighbours == "relative":
-                delta = math.log1p(delta)
-            fam = replace(fam, center=_identity, to_q=_identity, landmarks=(), lipschitz=4 / mechanism.scale)
-            with np.errstate(divide="ignore"):
-                lo, hi = math.log(lo) if lo > 0 else -math.inf, math.log(hi)
-    if fam.uniform and not _cuts(fam, window):
-        report = _edge_search(fam, delta, lo, hi, window)
+            raise ValueError(f"domain must reach above 0 for {name}, got {domain!r}")
+        if neighbours == "additive" and lo <= 0:
+            return PrivacyReport(math.inf, 0.0, min(delta, hi), 0.0, "support")
+    if neighbours != "additive":
+        if lo < 0:
+            raise ValueError(f"domain must lie in [0, inf) for neighbours={neighbours!r}, got {domain!r}")
+        if neighbours == "relative":
+            delta = math.log1p(delta)
+        desc = desc.log_q
+        with np.errstate(divide="ignore"):
+            lo, hi = math.log(lo) if lo > 0 else -math.inf, math.log(hi)
+    window = _window(window, desc)
+    cut = _cuts(desc, window)
+    if desc.worst_pairs is not None and not cut:
+        pairs = desc.worst_pairs(lo, hi, delta)
+        _separations(pairs, delta, sensitivity)
+        report = _best_of(desc, pairs, window, delta)
+    elif desc.uniform and not cut:
+        _resolution(delta, lo, hi, desc, sensitivity)
+        report = _edge_search(desc, delta, lo, hi, window)
     else:
-        report = _band_search(fam, delta, lo, hi, window)
-    if is_log and neighbours != "additive":
+        _resolution(delta, lo, hi, desc, sensitivity)
+        report = _band_search(desc, delta, lo, hi, window)
+    if neighbours != "additive":
         report = replace(report, q1=_exp(report.q1), q2=_exp(report.q2))
-    if post:
+    if report.epsilon == math.inf and report.kind in ("density", "atom") and math.isfinite(report.q1):
+        raise ValueError(f"the privacy loss of {name} for sensitivity={sensitivity!r} is finite but exceeds the "
+                         "float range (about sensitivity/scale > 1.8e308)")
+    if not exact:
         report = replace(report, output=math.nan, kind=_POST, exact=False)
     return report
-
-
-def truncated_scale(epsilon, sensitivity, lower=0.0, upper=np.inf):
-    """The smallest uniform scale ``b`` for which ``Truncated(b, lower, upper)`` is ε-DP on ``[lower, upper]``.
-
-    Solves ``privacy_loss(Truncated(b, lower, upper), Δ) = ε`` with Brent's bracketing method.
-    One-sided (Liu Def. 2(a) with one infinite bound; McGlinchey–Mason eq. (8)) this is ``b = Δ/t``
-    with ``t + log(2 - e^{-t}) = ε``: ``1.612605 Δ/ε`` at ``ε = 1``, between Liu's ``Δ/ε`` (not
-    ε-DP) and McGlinchey–Mason's Cor. 1 ``2Δ/ε`` (ε-DP but loose).
-
-    The loss decreases strictly in ``b``, so the root is unique.  For ``l <= q1 < q2 <= u`` the
-    worst output is at ``l`` and the log-ratio is ``∫_{q1}^{q2} ψ'(q) dq`` with
-    ``ψ'(q) = (2/b) / (1 + R)``, ``R = (1 - e^{-A/b}) / (1 - e^{-B/b})``, ``A = q - l``, ``B = u - q``
-    (the other order is its mirror image).  With ``λ = 1/b``,
-    ``d log ψ'/dλ = (1/λ) [1 - R/(1 + R) (k(λA) - k(λB))] > 0`` where ``k(y) = y/(e^y - 1)`` lies in
-    ``(0, 1]``; so ``ψ'`` falls pointwise as ``b`` grows, hence every pair's loss and their supremum.
-    The bracket is ``[Δ/ε, 2Δ/ε]`` (halving the lower end while its loss is below ε): at ``2Δ/ε`` the
-    loss is at most ``ε`` by McGlinchey–Mason's Prop. 2 argument.
-
-    Parameters
-    ----------
-    epsilon : float
-        Target ``ε > 0``.
-    sensitivity : float
-        ``Δ > 0``.
-    lower, upper : float
-        The truncation interval (either end may be infinite).
-
-    Returns
-    -------
-    float
-
-    >>> round(truncated_scale(1.0, 1.0), 6)
-    1.612605
-    """
-    epsilon = check.positive("epsilon", epsilon)
-    delta = check.positive("sensitivity", sensitivity)
-    lower, upper = check.bounds(lower, upper)
-    return _truncated_scale(epsilon, delta, lower, upper)
-
-
-@functools.lru_cache(maxsize=1024)
-def _truncated_scale(epsilon, delta, lower, upper):
-    if np.isinf(lower) != np.isinf(upper):
-        # one-sided: the audit's worst case is the corner pair, loss t + log(2 - e^{-t}) with t = Δ/b,
-        # increasing in t from 0; solved directly (tests check it against the full audit)
-        t = optimize.brentq(lambda t: t + math.log(2 - math.exp(-t)) - epsilon, 0.0, epsilon,
-                            xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200)
-        return delta / t
-    Truncated = truncation.Truncated
-
-    def excess(b):
-        return privacy_loss(Truncated(b, lower, upper), delta) - epsilon
-
-    hi = 2 * delta / epsilon
-    lo = delta / epsilon
-    while excess(lo) <= 0:
-        lo, hi = lo / 2, lo
-    return optimize.brentq(excess, lo, hi, xtol=1e-14 * hi, rtol=4 * np.finfo(float).eps, maxiter=200)
-
-
-# --- the families ----------------------------------------------------------------------------------
-
-
-def _class(module, name):
-    return getattr(module, name, ())
-
-
-def _is_postprocessing(mech):
-    """A post-processing ``φ(q + L_b)`` whose law dpbook does not audit exactly (any ``φ``)."""
-    return isinstance(mech, (_class(postprocessing, "PostProcessed"), _class(optimal, "StepPostProcessed")))
-
-
-def _laplace_family(b, pieces=((-np.inf, np.inf),), **kw):
-    return _Family(center=_identity, scale=lambda q: np.full(np.shape(q), b), uniform=True, pieces=pieces, length=b,
-                   lipschitz=4 / b, **kw)
-
-
-def _family(mech):
-    """Describe ``mech`` as a :class:`_Family`, dispatching on its type."""
-    if _is_postprocessing(mech):
-        raise NotImplementedError("the law of a general post-processing is not Laplace-shaped; use privacy_report")
-    if isinstance(mech, _class(postprocessing, "TranslatedRamp")):
-        b, alpha = mech.scale, mech.shift
-        return _Family(
-            center=lambda q: q - alpha,
-            scale=lambda q: np.full(np.shape(q), b),
-            uniform=True,
-            pieces=((0.0, np.inf),),
-            atoms=((0.0, lambda q: laplace_logcdf(alpha, q, b)),),
-            landmarks=(alpha,),
-            length=b,
-            to_q=lambda t: t + alpha,
-            lipschitz=4 / b,
-        )
-    if isinstance(mech, _class(clamping, "BIT")):
-        b, lo, hi = mech.scale, mech.lower, mech.upper
-        atoms = []
-        if math.isfinite(lo):
-            atoms.append((lo, lambda q: laplace_logcdf(lo, q, b)))
-        if math.isfinite(hi):
-            atoms.append((hi, lambda q: laplace_logsf(hi, q, b)))
-        return _laplace_family(b, ((lo, hi),), atoms=tuple(atoms), landmarks=(lo, hi))
-    if isinstance(mech, _class(truncation, "Truncated")):
-        return _laplace_family(mech.scale, ((mech.lower, mech.upper),), log_norm=mech.log_mass_kept,
-                               landmarks=(mech.lower, mech.upper))
-    if isinstance(mech, _class(normalization, "CroftLaplace")):
-        lo = mech.lower
-        return _Family(center=_identity, scale=mech.scale_at, uniform=False, pieces=((lo, np.inf),),
-                       log_norm=mech.log_normalizer, landmarks=(lo, lo + mech.sensitivity / mech.epsilon),
-                       length=float(mech.scale_at(lo)))
-    if isinstance(mech, _class(normalization, "Normalized")):
-        pieces = tuple((float(a), float(b)) for a, b in mech.allowed)
-        ends = tuple(v for p in pieces for v in p)
-        middles = tuple((b + a) / 2 for (_, b), (a, _) in zip(pieces[:-1], pieces[1:]))
-        return _laplace_family(mech.scale, pieces, log_norm=mech.log_normalizer, landmarks=ends + middles)
-    if isinstance(mech, _class(restriction, "Restricted")):
-        return _restricted_family(mech)
-    if isinstance(mech, _class(multiplicative, "LogLaplace")):
-        return replace(_laplace_family(mech.scale, log_output=True), center=np.log, to_q=math.exp,
-                       lipschitz=None, positive=True)
-    if isinstance(mech, Laplace):
-        return _laplace_family(mech.scale)
-    raise NotImplementedError(f"no exact audit for {type(mech).__name__}")
-
-
-def _restricted_family(mech):
-    base = mech.base
-    name = base.dist.name
-    params = dict(zip(("loc", "scale"), base.args))
-    params.update(base.kwds)
-    loc, s = float(params.get("loc", 0.0)), float(params.get("scale", 1.0))
-    if name not in ("laplace", "norm") or base.dist.numargs:
-        raise NotImplementedError(f"Restricted is audited for Laplace and normal bases only, got {name!r}")
-
-    def log_norm(q):
-        return base.logsf(-np.asarray(q, dtype=float))
-
-    return _Family(
-        center=lambda q: q + loc,
-        scale=lambda q: np.full(np.shape(q), s),
-        uniform=name == "laplace",
-        pieces=((0.0, np.inf),),
-        log_norm=log_norm,
-        gauss=name == "norm",
-        landmarks=(-loc,),
-        length=s,
-        to_q=lambda t: t - loc,
-        lipschitz=4 / s,
-    )
 
 
 # --- one pair --------------------------------------------------------------------------------------
 
 
-def _window(window, fam):
+def _window(window, desc):
     """The output window in the family's coordinate ``t``."""
     if window is None:
         return (-math.inf, math.inf)
     lo, hi = _interval("window", window)
-    if fam.log_output:
+    if desc.log_output:
         lo = math.log(lo) if lo > 0 else -math.inf
         hi = math.log(hi) if hi > 0 else -math.inf
         if hi == -math.inf:
@@ -422,15 +294,43 @@ def _window(window, fam):
     return lo, hi
 
 
-def _pair(fam, q1, q2, window):
-    """``sup_S log P1(S)/P2(S)`` for arrays of pairs: (loss, kind code, output in t)."""
+def _log_norm_ratio(desc, q1, q2):
+    """``(log N(q2) - log N(q1), a bound on its rounding error)``."""
+    if desc.log_norm_ratio is not None:
+        out = desc.log_norm_ratio(q1, q2)
+        if isinstance(out, tuple):
+            return np.asarray(out[0], dtype=float), np.asarray(out[1], dtype=float)
+        out = np.asarray(out, dtype=float)
+        return out, 16 * np.spacing(np.abs(np.nan_to_num(out, posinf=0.0, neginf=0.0)))
+    if desc.log_norm is not None:
+        l1, l2 = np.asarray(desc.log_norm(q1), dtype=float), np.asarray(desc.log_norm(q2), dtype=float)
+        with np.errstate(invalid="ignore"):
+            err = 4 * (np.spacing(np.abs(np.nan_to_num(l1, neginf=0.0))) + np.spacing(np.abs(np.nan_to_num(l2, neginf=0.0))))
+        return l2 - l1, err
+    return np.zeros(np.shape(q1)), np.zeros(np.shape(q1))
+
+
+def _pair(desc, q1, q2, window):
+    """``sup_S log P1(S)/P2(S)`` for arrays of pairs: (loss, kind code, output in t); chunked."""
     q1, q2 = np.broadcast_arrays(np.asarray(q1, dtype=float), np.asarray(q2, dtype=float))
+    wlo, whi = window
+    pieces = sorted((max(a, wlo), min(b, whi)) for a, b in desc.pieces)
+    window = (window, [(a, b) for a, b in pieces if a < b])
+    if q1.size <= _CHUNK:
+        return _pair_block(desc, q1, q2, window)
     shape = q1.shape
-    m1, m2 = np.broadcast_to(fam.center(q1), shape), np.broadcast_to(fam.center(q2), shape)
-    s1, s2 = np.broadcast_to(fam.scale(q1), shape), np.broadcast_to(fam.scale(q2), shape)
-    const = np.log(s2) - np.log(s1)
-    if fam.log_norm is not None:
-        const = const + fam.log_norm(q2) - fam.log_norm(q1)
+    parts = [_pair_block(desc, a, b, window) for a, b in
+             zip(np.array_split(q1.ravel(), -(-q1.size // _CHUNK)), np.array_split(q2.ravel(), -(-q1.size // _CHUNK)))]
+    return tuple(np.concatenate([p[i] for p in parts]).reshape(shape) for i in range(3))
+
+
+def _pair_block(desc, q1, q2, window):
+    shape = q1.shape
+    m1, m2 = np.broadcast_to(desc.center(q1), shape), np.broadcast_to(desc.center(q2), shape)
+    s1, s2 = np.broadcast_to(desc.scale(q1), shape), np.broadcast_to(desc.scale(q2), shape)
+    const, const_err = (np.broadcast_to(v, shape) for v in _log_norm_ratio(desc, q1, q2))
+    if not desc.uniform:
+        const = const + (np.log(s2) - np.log(s1))
     best = np.full(shape, -np.inf)
     kind = np.zeros(shape, dtype=int)
     where = np.full(shape, np.nan)
@@ -441,60 +341,164 @@ def _pair(fam, q1, q2, window):
         kind[better] = code
         where[better] = np.broadcast_to(t, shape)[better]
 
-    wlo, whi = window
-    for a, b in fam.pieces:
-        a, b = max(a, wlo), min(b, whi)
-        if not a < b:
-            continue
-        for t in [v for v in (a, b) if math.isfinite(v)] + [np.clip(m1, a, b), np.clip(m2, a, b)]:
-            if fam.gauss:
-                r = (m1 - m2) * (2 * t - m1 - m2) / (2 * s1 * s1) + const
-            else:
-                r = np.abs(t - m2) / s2 - np.abs(t - m1) / s1 + const
-            offer(r, _DENSITY, t)
-        for end, outward in ((b, 1.0), (a, -1.0)):
-            if math.isinf(end):
-                slope = outward * (m1 - m2) / (s1 * s1) if fam.gauss else 1 / s2 - 1 / s1
-                offer(np.where(slope > 0, np.inf, -np.inf), _TAIL, end)
-    for t, logmass in fam.atoms:
+    (wlo, whi), pieces = window
+    with np.errstate(over="ignore", invalid="ignore"):
+        if pieces and desc.shape == "gauss":
+            # equal variances: the log-ratio is linear in t, largest at an end of the support
+            low, high = pieces[0][0], pieces[-1][1]
+            for t, outward in ((low, -1.0), (high, 1.0)):
+                if math.isfinite(t):
+                    offer((m1 - m2) * ((t - m1) + (t - m2)) / (2 * s1 * s1) + const, _DENSITY, t)
+                else:
+                    offer(np.where(outward * (m1 - m2) > 0, np.inf, -np.inf), _TAIL, t)
+        elif pieces and desc.uniform:
+            # one scale: |t - m2| - |t - m1| is monotone in t, so the supremum over the support is at
+            # its lowest or highest point (where t runs off to infinity the ratio is constant beyond
+            # the centres: evaluate it there)
+            low, high = pieces[0][0], pieces[-1][1]
+            t_lo = low if math.isfinite(low) else np.minimum(np.minimum(m1, m2), pieces[0][1])
+            t_hi = high if math.isfinite(high) else np.maximum(np.maximum(m1, m2), pieces[-1][0])
+            centre_err = 0.0 if desc.center is _identity else np.spacing(np.abs(m1)) + np.spacing(np.abs(m2))
+            for t in (t_lo, t_hi):
+                offer(_upper_log_ratio(t, m1, m2, s1, const, const_err, centre_err), _DENSITY, t)
+        else:
+            for a, b in pieces:
+                for t in [v for v in (a, b) if math.isfinite(v)] + [np.clip(m1, a, b), np.clip(m2, a, b)]:
+                    d1, d2 = np.abs(t - m1) / s1, np.abs(t - m2) / s2
+                    r = d2 - d1 + const
+                    offer(r + _rounding(r, const_err, (d1, d2), 1.0), _DENSITY, t)
+                for end, outward in ((b, 1.0), (a, -1.0)):
+                    if math.isinf(end):
+                        offer(np.where(1 / s2 - 1 / s1 > 0, np.inf, -np.inf), _TAIL, end)
+    for atom in desc.atoms:
+        t, logmass = atom[:2]
         if wlo <= t <= whi:
-            l1, l2 = logmass(q1), logmass(q2)
+            l1, l2 = np.broadcast_to(logmass(q1), shape), np.broadcast_to(logmass(q2), shape)
             missing = (l2 == -np.inf) & (l1 > -np.inf)
             with np.errstate(invalid="ignore"):
-                r = np.where(l1 == -np.inf, -np.inf, np.where(missing, np.inf, l1 - l2))
+                if len(atom) > 2:  # an accurate ratio, with its own error bound (or a few ulps of itself)
+                    out = atom[2](q1, q2)
+                    diff, err = out if isinstance(out, tuple) else (out, 4 * np.spacing(np.abs(np.nan_to_num(
+                        np.asarray(out, dtype=float), posinf=0.0, neginf=0.0))))
+                    diff, err = np.broadcast_to(diff, shape), np.broadcast_to(err, shape)
+                    diff = np.where(err > 0, np.nextafter(diff + err, np.inf), diff)
+                else:
+                    diff = l1 - l2 + 4 * (np.spacing(np.abs(l1)) + np.spacing(np.abs(l2)))
+                r = np.where(l1 == -np.inf, -np.inf, np.where(missing, np.inf, diff))
             offer(np.where(missing, -np.inf, r), _ATOM, t)
             offer(np.where(missing, np.inf, -np.inf), _SUPPORT, t)
+    best[q1 == q2] = 0.0  # the same law: no rounding allowance needed
     return best, kind, where
 
 
-def _report(fam, q1, q2, window, exact=True):
-    loss, kind, t = _pair(fam, q1, q2, window)
+def _two_diff(a, b):
+    """``(a - b, e)`` with ``a - b = (a - b)_float + e`` exactly (Knuth)."""
+    d = a - b
+    bb = d - a
+    return d, (a - (d - bb)) - (b + bb)
+
+
+def _two_prod_error(a, b):
+    """The exact rounding error ``a*b - fl(a*b)`` (Dekker, with Veltkamp's split)."""
+    def split(x):
+        c = 134217729.0 * x
+        hi = c - (c - x)
+        return hi, x - hi
+
+    p = a * b
+    ah, al = split(a)
+    bh, bl = split(b)
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _upper_log_ratio(t, m1, m2, s, const, const_err, centre_err):
+    """``(|t - m2| - |t - m1|)/s + const``, rounded upwards: exact results stay exact, others move up.
+
+    Every subtraction's rounding error is recovered exactly (``_two_diff``); the division is rounded up by
+    checking the residual ``r s - num`` exactly (``_two_prod_error``); ``const`` comes with its own bound.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        d1, e1 = _two_diff(t, m1)
+        d2, e2 = _two_diff(t, m2)
+        num, e3 = _two_diff(np.abs(d2), np.abs(d1))
+        err = np.abs(e1) + np.abs(e2) + np.abs(e3) + centre_err
+        num = np.where(err > 0, np.nextafter(num + err, np.inf), num)
+        r = num / s
+        residual = (r * s - num) + _two_prod_error(r, s)
+        r = np.where((residual < 0) | ~np.isfinite(residual), np.nextafter(r, np.inf), r)
+        total = r + const
+        _, e4 = _two_diff(total, const)  # total - const = r_float + e4: e4 > 0 means total fell short
+        short = (r - (total - const)) + 0.0
+        inexact = (const_err > 0) | (short != 0) | (e4 != 0)
+        total = np.where(inexact, np.nextafter(total + const_err, np.inf), total)
+    return np.where(np.isnan(total), r + const, total)
+
+
+def _rounding(r, const_err, terms, scale):
+    """A bound on the rounding error of a log-ratio ``r``: added, so the auditor errs on the high side.
+
+    Each of ``terms`` (centres and distances, before division by ``scale``) carries half an ulp, the
+    log-normalizer ratio its own bound ``const_err``, and the sums their own; ``np.nan_to_num`` keeps
+    infinite terms out.
+    """
+    total = sum(np.spacing(np.abs(np.nan_to_num(v, posinf=0.0, neginf=0.0))) for v in terms) / scale
+    return total + np.nan_to_num(const_err, posinf=0.0) + 2 * np.spacing(
+        np.abs(np.nan_to_num(r, posinf=0.0, neginf=0.0)))
+
+
+def _report(desc, q1, q2, window, exact=True):
+    loss, kind, t = _pair(desc, q1, q2, window)
     t = float(t)
-    if fam.log_output:
+    if desc.log_output:
         t = _exp(t)
     return PrivacyReport(float(loss), float(q1), float(q2), t, _KINDS[int(kind)], exact)
+
+
+def _best_of(desc, pairs, window, delta=None):
+    """The worst of the pairs the family names: exact.
+
+    A pair meant to be ``delta`` apart that rounding drew closer (true values far out) gets the loss it
+    may have lost added back (``lipschitz`` times the shortfall), so the report errs on the high side.
+    """
+    reports = []
+    for a, b in pairs:
+        r = _report(desc, a, b, window)
+        short = (delta - abs(b - a)) if delta is not None else 0.0
+        if 0 < short <= 2 * np.spacing(max(abs(a), abs(b))) and desc.lipschitz is not None and r.bounded:
+            r = replace(r, epsilon=r.epsilon + desc.lipschitz * short)
+        reports.append(r)
+    return max(reports, key=lambda r: r.epsilon)
 
 
 # --- the search over pairs -------------------------------------------------------------------------
 
 
-def _grid(fam, delta, lo, hi, extra=()):
+def _grid(desc, delta, lo, hi, extra=(), steps_per_mark=64, between=65):
     """Sorted true values in ``[lo, hi]`` resolving every regime of the loss, and their distance to the landmarks."""
-    marks = [v for v in (lo, hi, *fam.landmarks, *extra) if math.isfinite(v)]
+    marks = [v for v in (lo, hi, *desc.landmarks, *extra) if math.isfinite(v)]
     base = sorted({m + k * delta for m in marks for k in (-1, 0, 1)} | ({0.0} if not marks else set()))
-    length = max(fam.length, 1e-300)
-    steps = np.concatenate([length * np.geomspace(1e-13, 4096, 64), delta * np.array([1 / 16, 1 / 8, 1 / 4, 1 / 2])])
+    length = max(desc.length, 1e-300)
+    geo = length * np.geomspace(1e-13, 4096, steps_per_mark)
+    steps = np.concatenate([geo, delta * np.array([1 / 16, 1 / 8, 1 / 4, 1 / 2])])
     pts = [np.asarray(base)]
     for m in base:
         pts += [m - steps, m + steps]
     finite = np.array([v for v in base if lo <= v <= hi])
     for a, b in zip(finite[:-1], finite[1:]):
-        pts.append(np.linspace(a, b, 65))
+        pts.append(np.linspace(a, b, between))
     g = np.concatenate(pts)
     g = g[(g >= lo) & (g <= hi)]
     g = np.unique(np.concatenate([g, [v for v in (lo, hi) if math.isfinite(v)]]))
     anchors = np.array([v for v in base if lo <= v <= hi] or [g[np.argmin(np.abs(g))]])
-    return g, np.min(np.abs(g[:, None] - anchors[None, :]), axis=1)
+    return g, _remoteness(g, anchors)
+
+
+def _remoteness(g, anchors):
+    anchors = np.sort(anchors)
+    k = np.clip(np.searchsorted(anchors, g), 1, max(anchors.size - 1, 1))
+    left = anchors[np.maximum(k - 1, 0)]
+    right = anchors[np.minimum(k, anchors.size - 1)]
+    return np.minimum(np.abs(g - left), np.abs(g - right))
 
 
 def _tol(v):
@@ -509,64 +513,129 @@ def _first_max(values, remoteness):
     return int(near[np.argmin(remoteness[near])])
 
 
-def _cuts(fam, window):
+def _cuts(desc, window):
     """Whether the window removes outputs the family can produce."""
-    return any(a < window[0] or b > window[1] for a, b in fam.pieces) or any(
-        not window[0] <= t <= window[1] for t, _ in fam.atoms)
+    return any(a < window[0] or b > window[1] for a, b in desc.pieces) or any(
+        not window[0] <= atom[0] <= window[1] for atom in desc.atoms)
 
 
-def _window_marks(fam, window):
+def _window_marks(desc, window):
     """True values whose centre sits at a finite end of the window."""
-    return [float(fam.to_q(w)) for w in window if math.isfinite(w)]
+    return [float(desc.to_q(w)) for w in window if math.isfinite(w)]
 
 
-def _edge_search(fam, delta, lo, hi, window):
-    """The worst pair among ``(q, q ± Δ)``: valid when the loss grows as the pair moves apart."""
+def _support_marks(desc, window):
+    """True values whose centre sits at the lowest or highest output (kinks of the edge loss)."""
+    pieces = [(max(a, window[0]), min(b, window[1])) for a, b in desc.pieces]
+    pieces = [p for p in pieces if p[0] < p[1]]
+    if not pieces:
+        return []
+    ends = (min(p[0] for p in pieces), max(p[1] for p in pieces))
+    return [float(desc.to_q(t)) for t in ends if math.isfinite(t)]
+
+
+def _edge_search(desc, delta, lo, hi, window):
+    """The worst pair among ``(u, u ± Δ)``: a certified branch and bound over ``u`` (see :func:`privacy_report`)."""
     if hi - lo <= delta:
-        pairs = [(lo, hi), (hi, lo)]
-        return max((_report(fam, a, b, window) for a, b in pairs), key=lambda r: r.epsilon)
-    grid, remote = _grid(fam, delta, lo, hi - delta, _window_marks(fam, window))
+        return _best_of(desc, [(lo, hi), (hi, lo)], window)
+    ulo, uhi = lo, hi - delta
+    grid, remote = _edge_grid(desc, delta, ulo, uhi, _support_marks(desc, window))
+    if grid.size > _MAX_ENTRIES // 64:
+        raise ValueError(f"domain: the search over {grid.size} true values (the family's landmarks) would need more "
+                         "than 1 GiB; pass a shorter domain")
 
     def g(u):
-        u = np.atleast_1d(u)
-        both, _, _ = _pair(fam, np.r_[u, u + delta], np.r_[u + delta, u], window)
+        u = np.atleast_1d(np.asarray(u, dtype=float))
+        both, _, _ = _pair(desc, np.r_[u, u + delta], np.r_[u + delta, u], window)
         return np.maximum(both[: u.size], both[u.size:])
 
     values = g(grid)
     best = _first_max(values, remote)
-    u_best, v_best = grid[best], values[best]
-    if math.isfinite(v_best) and grid.size > 1:
-        interior = np.r_[values[0] >= values[1], (values[1:-1] >= values[:-2]) & (values[1:-1] >= values[2:]),
-                         values[-1] >= values[-2]]
-        peaks = np.flatnonzero(interior)
-        for i in peaks[np.argsort(values[peaks])[::-1][:4]]:
-            a, b = max(i - 1, 0), min(i + 1, grid.size - 1)
-            if fam.lipschitz is not None:
-                room = max((values[j] + values[k]) / 2 + fam.lipschitz * (grid[k] - grid[j]) / 2
-                           for j, k in ((a, i), (i, b)))
-                if room <= v_best + _tol(v_best):
-                    continue
-            res = optimize.minimize_scalar(lambda u: -float(g(u)[0]), bounds=(grid[a], grid[b]), method="bounded",
-                                           options={"xatol": 1e-13 * max(1.0, abs(grid[a]), abs(grid[b]))})
-            if -res.fun > v_best + _tol(v_best):
-                u_best, v_best = float(res.x), -float(res.fun)
-    up = _report(fam, u_best, u_best + delta, window)
-    down = _report(fam, u_best + delta, u_best, window)
+    u_best, v_best = float(grid[best]), float(values[best])
+    if not math.isfinite(v_best) or grid.size == 1:
+        return _edge_report(desc, u_best, delta, window, exact=True)
+    bound, u_best, v_best, certified = _branch_and_bound(desc, g, grid, values, delta, u_best, v_best)
+    report = _edge_report(desc, u_best, delta, window, exact=certified)
+    if bound > report.epsilon:
+        report = replace(report, epsilon=bound)
+    return report
+
+
+def _edge_grid(desc, delta, lo, hi, kinks):
+    """Starting cells for the branch and bound along the edge: the landmarks, their ``-Δ`` shifts and the
+    kinks of the loss, three points between neighbours, and geometric steps out to ``4096`` length scales
+    beyond the outermost (where the law only translates)."""
+    marks = [v for v in (lo, hi) if math.isfinite(v)]
+    marks += [m + k * delta for m in [*desc.landmarks, *kinks] if math.isfinite(m) for k in (-1, 0)]
+    base = np.unique([v for v in marks if lo <= v <= hi] or [0.0 if lo <= 0.0 <= hi else (lo if math.isfinite(lo) else hi)])
+    length = max(desc.length, 1e-300)
+    far = length * np.geomspace(1e-3, 4096, 24)
+    pts = [base, base[0] - far, base[-1] + far]
+    if base.size > 1:
+        h = np.diff(base)
+        pts += [base[:-1] + h * f for f in (0.25, 0.5, 0.75)]
+    g = np.concatenate(pts)
+    g = np.unique(g[(g >= lo) & (g <= hi)])
+    return g, _remoteness(g, base)
+
+
+def _edge_report(desc, u, delta, window, exact):
+    up = _report(desc, u, u + delta, window, exact)
+    down = _report(desc, u + delta, u, window, exact)
     return up if up.epsilon >= down.epsilon else down
 
 
-def _band_search(fam, delta, lo, hi, window):
+def _branch_and_bound(desc, g, grid, values, delta, u_best, v_best):
+    """Halve the cells of ``grid`` that may hold more than the best value; returns (bound, u, v, certified)."""
+    left, right = grid[:-1], grid[1:]
+    vl, vr = values[:-1], values[1:]
+    spent = grid.size
+    while True:
+        h = right - left
+        if desc.curvature is not None:
+            k = np.asarray(desc.curvature(left, right)) + np.asarray(desc.curvature(left + delta, right + delta))
+            ub = np.maximum(vl, vr) + k * h * h / 8
+        elif desc.lipschitz is not None:
+            ub = (vl + vr) / 2 + desc.lipschitz * h / 2
+        else:
+            return v_best, u_best, v_best, False
+        ub = np.where(np.isnan(ub), np.inf, ub)
+        open_ = ub > v_best + _tol(v_best)
+        if not open_.any():
+            return max(v_best, float(ub.max(initial=-np.inf))), u_best, v_best, True
+        tiny = h <= 4 * np.spacing(np.maximum(np.abs(left), np.abs(right)))
+        if spent + open_.sum() > _BUDGET or (open_ & tiny).any():
+            return float(ub.max()), u_best, v_best, False
+        left, right, vl, vr = left[open_], right[open_], vl[open_], vr[open_]
+        mid = 0.5 * (left + right)
+        vm = g(mid)
+        spent += mid.size
+        k = int(np.argmax(vm))
+        if vm[k] > v_best + _tol(v_best):
+            u_best, v_best = float(mid[k]), float(vm[k])
+        left, right = np.r_[left, mid], np.r_[mid, right]
+        vl, vr = np.r_[vl, vm], np.r_[vm, vr]
+
+
+def _band_search(desc, delta, lo, hi, window):
     """The worst pair over the whole band ``|q1 - q2| <= Δ`` (variable scale or Gaussian base)."""
-    if fam.gauss and hi == math.inf and window[1] < math.inf:
-        return PrivacyReport(math.inf, math.inf, math.inf, max(window[0], fam.pieces[0][0]), _KINDS[_DENSITY])
-    grid, remote = _grid(fam, delta, lo, hi, _window_marks(fam, window))
+    if desc.shape == "gauss" and hi == math.inf and window[1] < math.inf:
+        return PrivacyReport(math.inf, math.inf, math.inf, max(window[0], desc.pieces[0][0]), _KINDS[_DENSITY])
+    few = len(desc.landmarks) <= 64
+    per_mark = 64 if few else int(np.clip(2**13 // (3 * len(desc.landmarks)), 4, 64))
+    grid, remote = _grid(desc, delta, lo, hi, _window_marks(desc, window), steps_per_mark=per_mark,
+                         between=65 if few else 9)
     frac = np.unique(np.r_[np.linspace(-1, 1, 21), [-1e-3, 1e-3, -1e-6, 1e-6]])
+    pairs = grid.size * frac.size
+    if pairs > _MAX_PAIRS:
+        raise ValueError(f"window: searching {pairs} pairs of true values (around {len(desc.landmarks)} landmarks) "
+                         "would take more than a minute; pass a shorter domain or fewer pieces")
     q1 = np.repeat(grid, frac.size)
     q2 = np.clip(q1 + np.tile(frac, grid.size) * delta, lo, hi)
-    loss, _, _ = _pair(fam, q1, q2, window)
+    loss, _, _ = _pair(desc, q1, q2, window)
     best = _first_max(loss, np.repeat(remote, frac.size) + delta - np.abs(q2 - q1))
     if not math.isfinite(loss[best]):
-        return _report(fam, q1[best], q2[best], window)
+        return _report(desc, q1[best], q2[best], window)
     order = np.argsort(loss)[::-1]
     starts, seen = [], set()
     for k in order[:400]:
@@ -587,7 +656,7 @@ def _band_search(fam, delta, lo, hi, window):
             uu = np.clip(u + hu * steps, lo, hi)[:, None]
             ff = np.clip(f + hf * steps, -1.0, 1.0)[None, :]
             a, c = np.broadcast_arrays(uu, np.clip(uu + ff * delta, lo, hi))
-            vals, _, _ = _pair(fam, a.ravel(), c.ravel(), window)
+            vals, _, _ = _pair(desc, a.ravel(), c.ravel(), window)
             k = int(np.argmax(vals))
             if vals[k] > v:
                 v, u, f = vals[k], float(a.ravel()[k]), float(np.broadcast_to(ff, a.shape).ravel()[k])
@@ -597,7 +666,27 @@ def _band_search(fam, delta, lo, hi, window):
                 break
         if v > bv + _tol(bv):
             b1, b2, bv = u, float(np.clip(u + f * delta, lo, hi)), v
-    return _report(fam, b1, b2, window, exact=False)
+    return _report(desc, b1, b2, window, exact=False)
+
+
+def _resolution(delta, lo, hi, desc, sensitivity):
+    """Refuse a search so far out that true values ``Δ`` apart are not ``Δ`` apart to 10 digits in floats."""
+    marks = [v for v in (lo, hi, *desc.landmarks) if math.isfinite(v) and lo <= v <= hi] or [0.0]
+    far = max(abs(v) for v in marks) + (4096 * desc.length if math.isinf(lo) or math.isinf(hi) else 0.0)
+    if np.spacing(far) > 1e-10 * delta:
+        raise ValueError(f"sensitivity={sensitivity!r} is below the float resolution where the search runs "
+                         f"(|q| up to {far:.3g}, spacing {np.spacing(far):.3g}): pairs that far apart are not "
+                         "represented accurately")
+
+
+def _separations(pairs, delta, sensitivity):
+    """Refuse pairs meant to be ``Δ`` apart that rounding put elsewhere (true values far out, ``Δ`` tiny)."""
+    for a, b in pairs:
+        sep = abs(b - a)
+        slack = 2 * np.spacing(max(abs(a), abs(b)))
+        if 0 < abs(sep - delta) <= slack and abs(sep - delta) > 1e-10 * delta:
+            raise ValueError(f"sensitivity={sensitivity!r} is below the float resolution of the worst pair "
+                             f"({a!r}, {b!r}): true values that far out are not {sensitivity!r} apart in floats")
 
 
 def _exp(t):

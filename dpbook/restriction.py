@@ -12,15 +12,16 @@ from scipy import integrate, special, stats
 
 from . import _validation as check
 from .mechanism import Mechanism, _compact, _float
-from .clamping import bit_bias
+from ._privacy_interface import PrivacyDescription, corner_pairs, union_description
+from .clamping import _bit_bias
 from .laplace import laplace_scale
-from .truncation import Truncated, truncated_bias
+from .truncation import Truncated, _truncated_bias
 
 __all__ = ["Restricted", "restriction_ramp_bias_ratio"]
 
 
 class Restricted(Mechanism):
-    """``q + Z`` conditioned on being ``>= 0``: McGlinchey–Mason eq. (8) for any base law of ``Z``.
+    """``q + Z`` conditioned on being ``>= 0``: McGlinchey–Mason equation (8) for any base law of ``Z``.
 
     Moments are one-dimensional integrals of tail ratios of the base law (computed with
     ``scipy.integrate.quad``), arranged so that nothing cancels: for a cut ``c = -q`` below the
@@ -56,7 +57,8 @@ class Restricted(Mechanism):
         lo, hi = base.support()
         if not (lo == -np.inf and hi == np.inf):
             raise ValueError(f"base must have support the whole real line, got support ({lo}, {hi})")
-        mu, var = (float(v) for v in base.stats("mv"))
+        with np.errstate(over="ignore"):  # a variance beyond the doubles is inf, not a warning
+            mu, var = (float(v) for v in base.stats("mv"))
         if not np.isfinite(mu):
             raise ValueError(f"base must have a finite mean, got {mu!r}")
         self.base = base
@@ -167,13 +169,74 @@ class Restricted(Mechanism):
         out = np.array([fn(-float(v)) for v in q.ravel()]).reshape(q.shape)
         return q, out
 
+    def _closed_moments(self, q):
+        """``(mean, bias, variance)`` of ``Ŷ_q`` in closed form for a Laplace or normal base, else None.
+
+        Laplace: the law is :class:`dpbook.Truncated` on ``[0, inf)`` at ``q + loc``.  Normal, with the cut
+        ``c = -(q + loc)/s`` in base units: ``E[N | N >= c] = λ(c) = sqrt(2/π)/erfcx(c/√2)`` and
+        ``Var = 1 - λ(λ - c)`` for ``c <= 3``; beyond, where ``λ - c`` would cancel, the continued fraction
+        ``g_n = n/(c + g_{n+1})`` of the Mills ratio gives ``E[N - c | N >= c] = g_1`` and
+        ``Var = g_1 (g_2 - g_1)`` without cancellation, for every ``c`` up to the doubles' end.
+        """
+        name = self.base.dist.name
+        if name not in ("laplace", "norm"):
+            return None
+        loc, scale = self._loc_scale()
+        y = q + loc
+        if name == "laplace":
+            law = Truncated(scale, lower=0.0, upper=np.inf)
+            mean = np.asarray(law.mean(y))
+            bias = np.where(y >= 0, np.asarray(law.bias(y)) + loc, mean - q)
+            return mean, bias, np.asarray(law.variance(y))
+        with np.errstate(over="ignore"):
+            c = -y / scale
+        near = c <= 3.0
+        cn = np.where(near, np.maximum(c, -40.0), 0.0)  # below -40, λ = e^{-800}: 0
+        lam = np.sqrt(2 / np.pi) / special.erfcx(cn / np.sqrt(2))
+        cf = np.where(near, 4.0, np.minimum(c, 1e300))
+        g_next = np.zeros_like(cf)
+        for n in range(400, 1, -1):
+            g_next = n / (cf + g_next)
+        g1 = 1.0 / (cf + g_next)
+        with np.errstate(over="ignore"):
+            mean = np.where(near, y + scale * lam, scale * g1)
+            bias = np.where(near, loc + scale * lam, mean - q)
+            var = np.where(near, scale * (scale * (1.0 - lam * (lam - cn))), (scale * g1) * (scale * (g_next - g1)))
+        return mean, bias, var
+
     # --- Mechanism interface -----------------------------------------------------------------
     def bias(self, q):
         """``E[Ŷ_q] - q = E[Z | Z >= -q]``; positive for every ``q >= 0`` when ``E Z = 0`` (Prop. 6)."""
+        closed = self._closed_moments(self._q(q))
+        if closed is not None:
+            return _float(closed[1])
         return _float(self._map(lambda c: self._moments(c, second=False)[0], q)[1])
 
+    def mean(self, q):
+        """``E[Ŷ_q]``; for a cut above the base mean it is the mean residual ``E[Z - c | Z >= c]`` itself,
+        never ``q + bias`` (which cancels to 0 when ``q`` is far below 0)."""
+        q = self._q(q)
+        closed = self._closed_moments(q)
+        if closed is not None:
+            return _float(closed[0])
+
+        def one(c):
+            if c <= self._mu:
+                return -c + self._moments(c, second=False)[0]
+            return self._right_moments(c, False)[1]
+
+        return _float(np.maximum(self._map(one, q)[1], 0.0))
+
     def variance(self, q):
+        closed = self._closed_moments(self._q(q))
+        if closed is not None:
+            return _float(closed[2])
         return _float(self._map(lambda c: self._moments(c)[1], q)[1])
+
+    def mse(self, q):
+        q = self._q(q)
+        with np.errstate(over="ignore"):
+            return _float(np.asarray(self.variance(q)) + np.asarray(self.bias(q)) ** 2)
 
     def cdf(self, x, q):
         """``P(Ŷ_q <= x) = (F(x - q) - F(-q)) / S(-q)`` for ``x >= 0``.
@@ -183,9 +246,13 @@ class Restricted(Mechanism):
         integrated directly instead, so small probabilities keep their relative accuracy.
         """
         x, q = check.real_array("x", x), self._q(q)
+        if self.base.dist.name == "laplace":  # the law is Truncated's on [0, inf): exact far outside too
+            loc, scale = self._loc_scale()
+            return Truncated(scale, lower=0.0, upper=np.inf).cdf(x, q + loc)
         x, q = np.broadcast_arrays(x, q)
-        z, c = x - q, -q
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(over="ignore"):
+            z, c = x - q, -q
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             logFz, logFc, logSz, logSc = self._logF(z), self._logF(c), self._logS(z), self._logS(c)
             dleft = np.minimum(logFc - logFz, 0.0)
             dright = np.minimum(logSz - logSc, 0.0)
@@ -221,25 +288,29 @@ class Restricted(Mechanism):
         return max(abs(self.bias(0.0)), abs(self._mu))
 
     # --- the quantile coupling of Prop. 6 ----------------------------------------------------
-    def base_ppf(self, u, q):
-        """Quantile function of the unrestricted ``Y_q = q + Z`` at ``u`` (McGlinchey–Mason Prop. 6, ``Y^1_q``)."""
-        u = check.real_array("u", u)
+    def base_ppf(self, p, q):
+        """Quantile function of the unrestricted ``Y_q = q + Z`` at ``p`` (McGlinchey–Mason Prop. 6, ``Y^1_q``)."""
+        u = self._p(p)
         q = self._q(q)
         with np.errstate(invalid="ignore"):
             z = np.where(u <= 0.5, self.base.ppf(np.minimum(u, 0.5)), self.base.isf(np.maximum(1 - u, 0.0)))
         return _float(q + z)
 
-    def ppf(self, u, q):
-        """Quantile function of the restricted ``Ŷ_q`` at ``u`` (Prop. 6, ``Ŷ^1_q``); ``Ŷ_q = ppf(U, q)``.
+    def ppf(self, p, q):
+        """Quantile function of the restricted ``Ŷ_q`` at ``p`` (Prop. 6, ``Ŷ^1_q``); ``Ŷ_q = ppf(U, q)``.
 
-        Solves ``F(z) = F(-q) + u S(-q)`` with ``ppf`` while the target is below 1/2 and
-        ``S(z) = (1 - u) S(-q)`` with ``isf`` above, so both tails stay accurate.
+        Solves ``F(z) = F(-q) + p S(-q)`` with ``ppf`` while the target is below 1/2 and
+        ``S(z) = (1 - p) S(-q)`` with ``isf`` above, so both tails stay accurate.
         """
-        u = check.real_array("u", u)
-        if ((u < 0) | (u > 1)).any():
-            raise ValueError(f"u must lie in [0, 1], got {u!r}")
-        q = self._q(q)
-        return _float(self._ppf(u, q))
+        p, q = self._p(p), self._q(q)
+        return _float(np.where(p == 0, 0.0, self._ppf(p, q)))
+
+    def sf(self, x, q):
+        """``P(Ŷ_q > x) = S(x - q) / S(-q)`` for ``x >= 0``, from the base law's log survival function."""
+        x, q = check.real_array("x", x), self._q(q)
+        with np.errstate(invalid="ignore"):
+            val = np.exp(np.minimum(self._logS(x - q) - self._logS(-q), 0.0))
+        return _float(np.where(x >= 0, val, 1.0))
 
     def _ppf(self, u, q):
         u, q = np.broadcast_arrays(u, q)
@@ -275,25 +346,67 @@ class Restricted(Mechanism):
             loc, scale = self._loc_scale()
             q = _compact(q)
             if name == "laplace":
-                return Truncated(scale, 0.0, np.inf)._sample(q + loc, shape, rng)
-            cut = -(q + loc) / scale
+                return Truncated(scale, lower=0.0, upper=np.inf)._sample(q + loc, shape, rng)
+            with np.errstate(over="ignore"):
+                cut = np.clip(-(q + loc) / scale, -1e300, 1e300)
             keep = special.ndtr(-cut)  # P(N >= cut)
             if np.all(keep > 1e-300):
-                u = rng.random(shape)
+                u = np.asarray(rng.random(shape))  # a 0-d array, not a float, when shape is ()
                 np.subtract(1.0, u, out=u)  # in (0, 1]: ndtri(0) would be -inf
                 u *= keep
-                z = special.ndtri(u)
+                z = np.asarray(special.ndtri(u))
                 z *= -scale
                 z += loc
                 z += q
                 return np.maximum(z, 0.0, out=z)
+            return scale * _normal_excess(np.broadcast_to(cut, shape), rng.random(shape))
         u = (rng.integers(0, 2**53, size=shape) + 0.5) / 2.0**53
         return self._ppf(u, q)
 
     def _loc_scale(self):
         """``(loc, scale)`` of a Laplace or normal base: its mean, and its std over √2 or 1."""
-        root2 = np.sqrt(2.0) if self.base.dist.name == "laplace" else 1.0
-        return float(self.base.mean()), float(self.base.std()) / root2
+        _, loc, scale = self.base.dist._parse_args(*self.base.args, **self.base.kwds)
+        return float(loc), float(scale)  # not std()/√2: the variance underflows for scales below 1e-154
+
+    # --- privacy description (dpbook.privacy) -------------------------------------------------
+    def privacy_description(self):
+        """For the auditor: a Laplace or normal base centred at ``q + loc``, conditioned on ``[0, inf)``.
+
+        A Laplace base is :class:`dpbook.Truncated` on ``[0, inf)`` at the true value ``q + loc``, whose
+        law is frozen for ``q + loc <= 0``: its worst pair is a corner of the domain clipped to
+        ``[-loc, inf)`` (see :meth:`dpbook.Truncated.privacy_description`).  A normal base has a log-ratio
+        linear in the output; no worst pair is claimed (the auditor searches).  Other bases are not
+        Laplace-shaped: ``NotImplementedError``.
+        """
+        name = self.base.dist.name
+        if name not in ("laplace", "norm") or self.base.dist.numargs:
+            raise NotImplementedError(f"Restricted is audited for Laplace and normal bases only, got {name!r}")
+        params = dict(zip(("loc", "scale"), self.base.args))
+        params.update(self.base.kwds)
+        loc, s = float(params.get("loc", 0.0)), float(params.get("scale", 1.0))
+        if name == "laplace":
+            return union_description(s, [0.0], [np.inf], shift=loc, worst_pairs=corner_pairs((-loc, np.inf)))
+        base = self.base
+        return PrivacyDescription(center=lambda q: np.asarray(q) + loc, scale=lambda q: np.full(np.shape(q), s),
+                                  shape="gauss", pieces=((0.0, np.inf),), log_norm=lambda q: base.logsf(-np.asarray(q)),
+                                  landmarks=(-loc,), length=s, to_q=lambda t: t - loc, lipschitz=None)
+
+
+def _normal_excess(cut, u):
+    """``N - cut`` given ``N >= cut`` for a standard normal ``N``, by inverse cdf of the uniforms ``u`` in [0, 1).
+
+    Up to ``cut = 8000``, ``N = -ndtri(e^{log(1-u) + log Φ(-cut)})`` in log space (no underflow, never inf);
+    beyond, the excess solves ``cut y + y²/2 = -log(1 - u)`` (the tail ``Φ(-cut-y)/Φ(-cut)`` with the Mills
+    ratio's relative change ``O(cut^-2)`` dropped), ``y = 2E/(cut + sqrt(cut² + 2E))``: both errors are
+    below 2e-8 relative at the switch and vanish away from it.
+    """
+    e = -np.log1p(-u)
+    near = cut <= 8000.0
+    cn = np.where(near, cut, 0.0)
+    z = -special.ndtri_exp(-e + special.log_ndtr(-cn))
+    cf = np.where(near, 8001.0, cut)
+    far = 2 * e / (cf + cf * np.sqrt(1.0 + 2 * e / cf / cf))
+    return np.maximum(np.where(near, z - cn, far), 0.0)
 
 
 def restriction_ramp_bias_ratio(q, epsilon, sensitivity):
@@ -310,6 +423,6 @@ def restriction_ramp_bias_ratio(q, epsilon, sensitivity):
     q = check.finite_array("q", q)
     if (q < 0).any():
         raise ValueError(f"q must be >= 0 for a nonnegative query, got {q!r}")
-    restricted = np.asarray(truncated_bias(q, 2 * b, 0.0, np.inf))
-    ramp = np.asarray(bit_bias(q, b, 0.0, np.inf))
+    restricted = np.asarray(_truncated_bias(q, 2 * b, 0.0, np.inf))
+    ramp = np.asarray(_bit_bias(q, b, 0.0, np.inf))
     return _float(np.divide(restricted, ramp, out=np.full(np.shape(ramp), np.inf), where=ramp > 0))

@@ -88,7 +88,7 @@ def proportion_sensitivity(n):
     return mean_sensitivity(0.0, 1.0, n)
 
 
-def histogram_sensitivity(n, relation="substitution", denominator="own"):
+def histogram_sensitivity(n, *, relation="substitution", denominator="own"):
     """L1 global sensitivity of a vector of cell proportions (Liu (2019), §4.2 and supplement D).
 
     Parameters
@@ -169,7 +169,7 @@ def sample_covariance(data):
 _MAX_DATA_SETS = 2_000_000
 
 
-def neighbour_changes(statistic, values, n, relation="substitution"):
+def neighbour_changes(statistic, values, n, *, relation="substitution"):
     """Every change of ``statistic`` between neighbouring data sets with records from ``values``.
 
     Every data set of size ``n`` (and, under add/remove, ``n - 1``) whose records are drawn from
@@ -232,7 +232,7 @@ def neighbour_changes(statistic, values, n, relation="substitution"):
     return np.abs(s_big[a] - s_small[rows]).sum(axis=-1), big[a], small[rows]
 
 
-def worst_neighbours(statistic, values, n, relation="substitution"):
+def worst_neighbours(statistic, values, n, *, relation="substitution"):
     """The neighbouring pair with records from ``values`` that moves ``statistic`` the most.
 
     Parameters as :func:`neighbour_changes`.
@@ -242,19 +242,25 @@ def worst_neighbours(statistic, values, n, relation="substitution"):
     (float, ndarray, ndarray)
         The largest change and the two data sets (as records) attaining it.
     """
-    changes, first, second = neighbour_changes(statistic, values, n, relation)
+    changes, first, second = neighbour_changes(statistic, values, n, relation=relation)
     k = int(np.argmax(changes))
     values = np.asarray(values, dtype=float)
     return float(changes[k]), values[first[k]], values[second[k]]
 
 
 def _codes(idx, r):
-    """A unique integer for each sorted row of record indices."""
-    weights = r ** np.arange(idx.shape[1], dtype=np.int64)
-    return idx @ weights
+    """A unique integer for each sorted row of record indices: its rank among the multisets of its size.
+
+    A sorted row ``a_0 <= ... <= a_{m-1}`` is the combination ``a_i + i`` of ``m`` out of ``r + m - 1``; its
+    colex rank ``sum_i C(a_i + i, i + 1)`` is below ``C(r + m - 1, m)`` (the count of multisets, bounded by
+    the caller), so it never overflows int64 as the base-``r`` code ``sum a_i r^i`` did for ``r^m >= 2^63``.
+    """
+    m = idx.shape[1]
+    table = np.array([[min(math.comb(v, k), 2**62) for k in range(m + 1)] for v in range(r + m)], dtype=np.int64)
+    return table[idx + np.arange(m), np.arange(1, m + 1)].sum(axis=1)
 
 
-def brute_force_sensitivity(statistic, values, n, relation="substitution"):
+def brute_force_sensitivity(statistic, values, n, *, relation="substitution"):
     """The largest change of ``statistic`` over neighbouring data sets with records from ``values``.
 
     A lower bound on the global sensitivity (Liu (2019), eq. (1)), equal to it when the grid
@@ -263,10 +269,10 @@ def brute_force_sensitivity(statistic, values, n, relation="substitution"):
     >>> brute_force_sensitivity(lambda d: d.mean(axis=1), [0.0, 0.5, 1.0], n=4)
     0.25
     """
-    return worst_neighbours(statistic, values, n, relation)[0]
+    return worst_neighbours(statistic, values, n, relation=relation)[0]
 
 
-def release_sample_mean(sample_mean, n, lower, upper, epsilon, mechanism="bit", rng=None):
+def release_sample_mean(sample_mean, n, lower, upper, epsilon, *, mechanism="bit", rng=None):
     """Release sample means of ``n`` records in ``[lower, upper]`` with ``b = Δ/ε``, ``Δ = (upper - lower)/n``.
 
     Liu (2019), Def. 2 with the sensitivity of supplement D.  ``"bit"`` clamps the Laplace release
@@ -302,11 +308,11 @@ def release_sample_mean(sample_mean, n, lower, upper, epsilon, mechanism="bit", 
     if mechanism == "laplace":
         mech = laplace.Laplace(scale)
     else:
-        mech = (clamping.BIT if mechanism == "bit" else truncation.Truncated)(scale, lo, hi)
+        mech = (clamping.BIT if mechanism == "bit" else truncation.Truncated)(scale, lower=lo, upper=hi)
     return mech.sample(q, rng=rng)
 
 
-def sanitized_mean(data, lower, upper, epsilon, mechanism="bit", rng=None):
+def sanitized_mean(data, lower, upper, epsilon, *, mechanism="bit", rng=None):
     """Release the sample mean of each data set in ``data`` (Liu (2019), Def. 2; see :func:`release_sample_mean`).
 
     Parameters
@@ -327,10 +333,10 @@ def sanitized_mean(data, lower, upper, epsilon, mechanism="bit", rng=None):
         raise ValueError(f"data must hold at least one record along its last axis, got shape {data.shape}")
     if ((data < lo) | (data > hi)).any():
         raise ValueError(f"data must lie in [lower, upper] = [{lo}, {hi}]")
-    return release_sample_mean(np.clip(data.mean(axis=-1), lo, hi), data.shape[-1], lo, hi, epsilon, mechanism, rng)
+    return release_sample_mean(np.clip(data.mean(axis=-1), lo, hi), data.shape[-1], lo, hi, epsilon, mechanism=mechanism, rng=rng)
 
 
-def budget_split(epsilon, sensitivities, power=1.0):
+def budget_split(epsilon, sensitivities, *, power=1.0):
     """Shares of a total budget ``ε`` among statistics with sensitivities ``Δ_j``: ``ε_j ∝ Δ_j^power``.
 
     By sequential composition the releases together are ``Σ ε_j = ε``-DP.  ``power = 1`` is the

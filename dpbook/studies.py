@@ -87,7 +87,7 @@ def nearest_psd(A):
     return _psd_projection(_symmetric_matrix("A", A))
 
 
-def nearest_correlation(A, tol=1e-12, max_iter=10_000):
+def nearest_correlation(A, *, tol=1e-12, max_iter=10_000):
     """The correlation matrix nearest to a symmetric ``A`` in the Frobenius norm.
 
     Higham (2002), Algorithm 3.3 with ``W = I``: alternating projections onto the unit-diagonal
@@ -176,7 +176,7 @@ def bounded_mechanism(kind, scale, lower, upper):
     raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
 
 
-def sanitize_covariance(x, lower, upper, epsilon, kind, reps, rng=None, conditional_mean=True):
+def sanitize_covariance(x, lower, upper, epsilon, kind, reps, *, rng=None, conditional_mean=True):
     """``reps`` independent element-wise releases of the 2×2 sample covariance matrix of ``x``.
 
     Liu (2019), §4.1: the budget ``epsilon`` is split equally over the two variances and the
@@ -258,7 +258,7 @@ def sanitize_covariance(x, lower, upper, epsilon, kind, reps, rng=None, conditio
     }
 
 
-def clipped_bivariate_normal(n, rho, sd=(1.0, 2.0), bound=4.0, rng=None):
+def clipped_bivariate_normal(n, rho, *, sd=(1.0, 2.0), bound=4.0, rng=None):
     """``n`` draws of a centred bivariate normal, clipped to ``±bound`` standard deviations.
 
     The data of the book's version of Liu's (2019) §4.1: the bounds ``[-bound sd_j, bound sd_j]``
@@ -303,7 +303,7 @@ def _height(width, k):
     return h
 
 
-def tree_levels(leaves, branching=2):
+def tree_levels(leaves, *, branching=2):
     """The node values of the complete ``branching``-ary tree over ``leaves``, root first.
 
     Hay et al. (2010), §4 (the hierarchical query sequence): each node holds the sum of the
@@ -346,7 +346,7 @@ def _levels(name, levels, k):
     return [np.broadcast_to(lv, shape + lv.shape[-1:]) for lv in levels]
 
 
-def consistent_tree(levels, branching=2, root=None):
+def consistent_tree(levels, *, branching=2, root=None):
     """Constrained inference on a tree of noisy node values: the least-squares consistent tree.
 
     Hay et al. (2010), Theorem 3: a bottom-up pass of weighted averages
@@ -392,7 +392,7 @@ def consistent_tree(levels, branching=2, root=None):
     return out
 
 
-def consistent_tree_covariance(branching, height, root_known=False):
+def consistent_tree_covariance(branching, height, *, root_known=False):
     """Covariance of the consistent tree when every noisy node carries independent unit-variance noise.
 
     :func:`consistent_tree` is linear in the noisy values, so the noise of its output is
@@ -425,12 +425,12 @@ def consistent_tree_covariance(branching, height, root_known=False):
     first = 1 if root_known else 0
     basis = np.eye(total)[first:]
     levels = np.split(basis, np.cumsum(sizes)[:-1], axis=-1)
-    out = consistent_tree(levels, k, root=0.0 if root_known else None)
+    out = consistent_tree(levels, branching=k, root=0.0 if root_known else None)
     P = np.concatenate(out, axis=-1)
     return P.T @ P
 
 
-def nonnegative_tree(levels, branching=2):
+def nonnegative_tree(levels, *, branching=2):
     """Liu's repair of negative nodes in a consistent tree (Liu 2019, §4.2, footnote 4).
 
     Top-down, every group of siblings has its negative members set to 0 and is re-normalized to
@@ -480,7 +480,7 @@ def _release_args(kind, scale, rng):
     return check.positive("scale", scale), check.generator(rng)
 
 
-def release_rescaled(p, scale, kind, rng=None):
+def release_rescaled(p, scale, kind, *, rng=None):
     """Sanitize every proportion on ``[0, 1]``, then divide by the sum (Liu 2019, §4.2, approach 1).
 
     If every sanitized proportion is 0 (possible with BIT) the release is uniform, ``1/K`` each.
@@ -506,7 +506,7 @@ def release_rescaled(p, scale, kind, rng=None):
     return np.where(total > 0, y / np.where(total > 0, total, 1.0), uniform)
 
 
-def release_all_but_one(p, scale, kind, rng=None):
+def release_all_but_one(p, scale, kind, *, rng=None):
     """Sanitize all proportions but the last on ``[0, 1]``; the last is one minus their sum.
 
     Liu (2019), §4.2, approach 2.  The last proportion is not bounded: it falls below 0 when the
@@ -521,7 +521,7 @@ def release_all_but_one(p, scale, kind, rng=None):
     return np.concatenate([head, 1.0 - head.sum(axis=-1, keepdims=True)], axis=-1)
 
 
-def release_tree(p, scale, kind, branching=2, rng=None):
+def release_tree(p, scale, kind, *, branching=2, rng=None):
     """The universal-histogram release of proportions (Liu 2019, §4.2, approach 3, steps 1–5).
 
     Every node below the root of the ``branching``-ary tree over ``p`` is sanitized on ``[0, 1]``
@@ -546,13 +546,13 @@ def release_tree(p, scale, kind, branching=2, rng=None):
     p = _proportions(p)
     scale, rng = _release_args(kind, scale, rng)
     k = _branching(branching)
-    true = tree_levels(p, k)
+    true = tree_levels(p, branching=k)
     mech = bounded_mechanism(kind, scale, 0.0, 1.0)
     noisy = [true[0]] + [np.asarray(mech.sample(lv, rng=rng), dtype=float).reshape(lv.shape) for lv in true[1:]]
-    return nonnegative_tree(consistent_tree(noisy, k, root=1.0), k)
+    return nonnegative_tree(consistent_tree(noisy, branching=k, root=1.0), branching=k)
 
 
-def simulate_proportions(pi, n, epsilon, kind, method, reps, releases=1, rng=None):
+def simulate_proportions(pi, n, epsilon, kind, method, reps, *, releases=1, rng=None):
     """Liu's (2019) §4.2 experiment for one setting: ``reps`` multinomial samples, each released.
 
     Each repetition draws counts from Multinomial(``n``, ``pi``), computes the sample proportions
@@ -602,7 +602,7 @@ def simulate_proportions(pi, n, epsilon, kind, method, reps, releases=1, rng=Non
 # --- inference summaries -----------------------------------------------------------------------
 
 
-def wald_interval(p, n, level=0.95):
+def wald_interval(p, n, *, level=0.95):
     """The Wald interval ``p ± z sqrt(p (1 - p) / n)`` for a proportion, treating ``p`` as data.
 
     The interval Liu (2019, §4.2) uses for coverage: the sanitized proportion plugged into the
@@ -624,7 +624,7 @@ def wald_interval(p, n, level=0.95):
     return p - half, p + half
 
 
-def wald_coverage(p, n, mechanism=None, level=0.95):
+def wald_coverage(p, n, *, mechanism=None, level=0.95):
     """Exact coverage of :func:`wald_interval` computed from a release of a sample proportion.
 
     The count is Binomial(``n``, ``p``) and the interval is computed at ``x = M(count/n)``.  For
@@ -667,7 +667,7 @@ def wald_coverage(p, n, mechanism=None, level=0.95):
     return float(np.sum(pmf * inside))
 
 
-def coverage(lower, upper, truth, axis=0):
+def coverage(lower, upper, truth, *, axis=0):
     """The fraction of intervals ``[lower, upper]`` that contain ``truth``, and its binomial SE.
 
     Returns
@@ -683,7 +683,7 @@ def coverage(lower, upper, truth, axis=0):
     return rate, np.sqrt(rate * (1 - rate) / reps)
 
 
-def bias_rmse(estimates, truth, axis=0):
+def bias_rmse(estimates, truth, *, axis=0):
     """Monte Carlo bias ``mean(est) - truth`` and root mean squared error along ``axis``.
 
     Returns
@@ -695,7 +695,7 @@ def bias_rmse(estimates, truth, axis=0):
     return err.mean(axis=axis), np.sqrt((err**2).mean(axis=axis))
 
 
-def combine_releases(estimates, variances, axis=0):
+def combine_releases(estimates, variances, *, axis=0):
     """Combine ``m`` independent sanitized releases of one estimate into one inference.
 
     The point estimate is the average ``q̄`` of the ``m`` releases, as in Liu (2017).  The

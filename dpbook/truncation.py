@@ -22,24 +22,17 @@ fast 5000 scales outside the interval as inside it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
 from . import _validation as check
-from .laplace import RESOLUTION, _offsets_in_place, laplace_logpdf, laplace_scale
+from .laplace import LOG_HALF, RESOLUTION, _laplace_logpdf, _offsets_in_place, laplace_scale
 from .mechanism import IntervalMechanism, _compact, _float
+from ._privacy_interface import corner_pairs, union_description
 
-__all__ = [
-    "Truncated",
-    "truncated_bias",
-    "truncated_cdf",
-    "truncated_log_mass_kept",
-    "truncated_mass_kept",
-    "truncated_mean",
-    "truncated_mse",
-    "truncated_ppf",
-    "truncated_variance",
-]
+__all__ = ["Truncated"]
 
 #: below this the lower incomplete gamma difference is the accurate one, above it the upper one
 _GAMMA2_MEDIAN = 1.6783469900166608
@@ -52,9 +45,38 @@ def _args(q, scale, lower, upper):
 
 
 def _clip_parts(q, scale, lower, upper):
-    """``c = clip(q)``, ``A' = (c - lower)/b``, ``B' = (upper - c)/b``, ``d = |q - c|/b``."""
+    """``c = clip(q)``, ``A' = (c - lower)/b``, ``B' = (upper - c)/b``, ``d = |q - c|/b`` (``inf`` past the doubles)."""
     c = np.clip(q, lower, upper)
-    return c, (c - lower) / scale, (upper - c) / scale, np.abs(q - c) / scale
+    with np.errstate(over="ignore"):
+        return c, (c - lower) / scale, (upper - c) / scale, np.abs(q - c) / scale
+
+
+def _g(k, z):
+    """``P_k(z) / z^k = e^{-z} M(1, k + 1, z) / k!`` for ``0 <= z <= 1`` (``P_k`` the regularized lower gamma)."""
+    z = np.minimum(z, 1.0)
+    return np.exp(-z) * special.hyp1f1(1.0, k + 1.0, z) / math.factorial(k)
+
+
+def _short(c, a, b, lower, upper):
+    """For an interval shorter than ``b`` on both sides of ``c`` (``max(A', B') < 1``): the unit ``ℓ =
+    max(c - lower, upper - c)`` and the sides ``α = (c - lower)/ℓ``, ``β = (upper - c)/ℓ`` in ``[0, 1]``.
+
+    Formulas in units of ``b`` lose every digit when ``A'`` or ``B'`` underflow (``b = 1e103`` on
+    ``[0, 1]`` has ``P_3(B') = 0``); in units of ``ℓ`` they do not.  Returns ``(short, ℓ, α, β)``; outside
+    ``short`` the values are placeholders.
+    """
+    short = np.maximum(a, b) < 1.0
+    with np.errstate(invalid="ignore"):
+        unit = np.where(short, np.maximum(c - lower, upper - c), 1.0)
+    alpha = np.where(short, (c - lower) / unit, 0.0)
+    beta = np.where(short, (upper - c) / unit, 0.0)
+    return short, unit, alpha, beta
+
+
+def _times_exp(x, d):
+    """``x e^{-d}`` for ``x >= 0``, ``d >= 0``, without underflowing ``e^{-d}`` first (``x`` up to 1e308)."""
+    with np.errstate(divide="ignore"):
+        return np.where(d < 700.0, x * np.exp(-np.minimum(d, 700.0)), np.exp(np.log(x) - d))
 
 
 def _half_mass(a, b):
@@ -62,37 +84,66 @@ def _half_mass(a, b):
     return -np.expm1(-a) - np.expm1(-b)
 
 
-def _truncated_moments(q, scale, lower, upper):
-    """``(c, E[M] - c, E[(M - c)^2])`` for validated arguments (see the module docstring)."""
+def _log_two_n(c, a, b, scale, lower, upper):
+    """``log 2N(c)``, also when ``A'`` and ``B'`` underflow (then ``2N(c) ≈ (upper - lower)/b``)."""
+    short, unit, alpha, beta = _short(c, a, b, lower, upper)
+    with np.errstate(divide="ignore"):
+        long_ = np.log(np.where(short, 1.0, _half_mass(a, b)))
+        near = np.log(unit) - np.log(scale) + np.log(alpha * _g(1, a) + beta * _g(1, b))
+    return np.where(short, near, long_)
+
+
+def _truncated_moments_units(q, scale, lower, upper):
+    """``(c, E[M] - c, ℓ, Var M / ℓ²)`` for validated arguments (see the module docstring).
+
+    In units of ``b`` as in the module docstring when ``max(A', B') >= 1``; for a shorter interval in
+    units of ``ℓ`` (:func:`_short`), with ``P_k(z) = z^k g_k(z)``:
+    ``E[M] - c = ℓ (β² g_2(B') - α² g_2(A')) / D``, ``E[(M - c)^2] = 2 ℓ² (α³ g_3(A') + β³ g_3(B')) / D``,
+    ``D = α g_1(A') + β g_1(B')``.  The variance is returned in units of ``ℓ²`` (``ℓ = b`` for a long
+    interval), so that a caller can scale it last: it is ``inf`` only where it exceeds the doubles.
+    """
     c, a, b, _ = _clip_parts(q, scale, lower, upper)
-    two_n = _half_mass(a, b)
+    short, unit, alpha, beta = _short(c, a, b, lower, upper)
+    two_n = np.where(short, 1.0, _half_mass(a, b))
     small = np.minimum(a, b) < _GAMMA2_MEDIAN
     gap = np.where(small, special.gammainc(2, b) - special.gammainc(2, a), special.gammaincc(2, a) - special.gammaincc(2, b))
-    offset = scale * gap / two_n
-    second = 2 * scale**2 * (special.gammainc(3, a) + special.gammainc(3, b)) / two_n
-    return c, offset, second
+    offset = gap / two_n
+    second = 2 * (special.gammainc(3, a) + special.gammainc(3, b)) / two_n
+    den = alpha * _g(1, a) + beta * _g(1, b)
+    den = np.where(short, den, 1.0)
+    offset = np.where(short, (beta**2 * _g(2, b) - alpha**2 * _g(2, a)) / den, offset)
+    second = np.where(short, 2 * (alpha**3 * _g(3, a) + beta**3 * _g(3, b)) / den, second)
+    length = np.where(short, unit, scale)
+    return c, length * offset, length, np.maximum(second - offset**2, 0.0)
 
 
-def truncated_mass_kept(q, scale, lower=0.0, upper=np.inf):
+def _truncated_moments(q, scale, lower, upper):
+    """``(c, E[M] - c, Var M)``; see :func:`_truncated_moments_units`."""
+    c, offset, length, spread = _truncated_moments_units(q, scale, lower, upper)
+    with np.errstate(over="ignore"):
+        return c, offset, length * (length * spread)
+
+
+def _truncated_mass_kept(q, scale, lower=0.0, upper=np.inf):
     """``N(q) = P(lower <= q + L_b <= upper)``, the normalizer of Liu Def. 2(a) / McGlinchey–Mason (8).
 
     Inside the bounds ``N(q) = 1 - e^{-A/b}/2 - e^{-B/b}/2``.
     """
-    return _float(np.exp(truncated_log_mass_kept(q, scale, lower, upper)))
+    return _float(np.exp(_truncated_log_mass_kept(q, scale, lower, upper)))
 
 
-def truncated_log_mass_kept(q, scale, lower=0.0, upper=np.inf):
+def _truncated_log_mass_kept(q, scale, lower=0.0, upper=np.inf):
     """``log N(q)``, finite even when ``N(q)`` underflows: ``-|q - c|/b + log N(c)``."""
     q, scale, lower, upper = _args(q, scale, lower, upper)
-    _, a, b, d = _clip_parts(q, scale, lower, upper)
-    return _float(np.log(0.5 * _half_mass(a, b)) - d)
+    c, a, b, d = _clip_parts(q, scale, lower, upper)
+    return _float(_log_two_n(c, a, b, scale, lower, upper) + LOG_HALF - d)
 
 
-def truncated_mean(q, scale, lower=0.0, upper=np.inf):
+def _truncated_mean(q, scale, lower=0.0, upper=np.inf):
     """Mean of the truncated Laplace law: Liu (2019) eq. (6),
     ``q + [(A+b)e^{-A/b} - (B+b)e^{-B/b}] / [2 - e^{-A/b} - e^{-B/b}]`` inside the bounds.
 
-    >>> round(truncated_mean(0.0, 1.0), 12)
+    >>> round(_truncated_mean(0.0, 1.0), 12)
     1.0
     """
     q, scale, lower, upper = _args(q, scale, lower, upper)
@@ -100,41 +151,47 @@ def truncated_mean(q, scale, lower=0.0, upper=np.inf):
     return _float(c + offset)
 
 
-def truncated_bias(q, scale, lower=0.0, upper=np.inf):
+def _truncated_bias(q, scale, lower=0.0, upper=np.inf):
     """Bias of truncation; for ``[0, inf)`` McGlinchey–Mason's ``(q + b)/(2e^{q/b} - 1)`` (Cor. 1)."""
     q, scale, lower, upper = _args(q, scale, lower, upper)
     c, offset, _ = _truncated_moments(q, scale, lower, upper)
     return _float((c - q) + offset)
 
 
-def truncated_variance(q, scale, lower=0.0, upper=np.inf):
+def _truncated_variance(q, scale, lower=0.0, upper=np.inf):
     """Variance of the truncated Laplace law (computed about ``c = clip(q)``)."""
     q, scale, lower, upper = _args(q, scale, lower, upper)
-    _, offset, second = _truncated_moments(q, scale, lower, upper)
-    return _float(np.maximum(second - offset**2, 0.0))
+    return _float(_truncated_moments(q, scale, lower, upper)[2])
 
 
-def truncated_mse(q, scale, lower=0.0, upper=np.inf):
+def _truncated_mse(q, scale, lower=0.0, upper=np.inf):
     """E[(M(q) - q)^2]; inside the bounds
     ``[2b^2 - (A^2+2bA+2b^2)e^{-A/b}/2 - (B^2+2bB+2b^2)e^{-B/b}/2] / N(q)`` (Liu, App. B)."""
-    return _float(np.asarray(truncated_variance(q, scale, lower, upper)) + np.asarray(truncated_bias(q, scale, lower, upper)) ** 2)
+    with np.errstate(over="ignore"):
+        return _float(np.asarray(_truncated_variance(q, scale, lower, upper)) + np.asarray(_truncated_bias(q, scale, lower, upper)) ** 2)
 
 
-def truncated_cdf(x, q, scale, lower=0.0, upper=np.inf):
+def _truncated_cdf(x, q, scale, lower=0.0, upper=np.inf):
     """``P(M(q) <= x)`` for the truncated Laplace law (Liu Def. 2(a); McGlinchey–Mason (8))."""
     x = check.real_array("x", x)
     q, scale, lower, upper = _args(q, scale, lower, upper)
     c, a, b, _ = _clip_parts(q, scale, lower, upper)
     xc = np.clip(x, lower, upper)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         z = (xc - c) / scale
         below = np.exp(np.minimum(z, 0.0)) * -np.expm1(-(xc - lower) / scale)
         above = -np.expm1(-a) - np.expm1(-np.maximum(z, 0.0))
-    core = np.where(z <= 0, below, above) / _half_mass(a, b)
+    short = np.maximum(a, b) < 1.0
+    core = np.where(z <= 0, below, above) / np.where(short, 1.0, _half_mass(a, b))
+    if short.any():  # an interval much shorter than b: the ratio of the two masses, in units of the interval
+        top = np.where(xc > lower, xc, upper)
+        cp, ap, bp, dp = _clip_parts(c, scale, lower, top)
+        part = _log_two_n(cp, ap, bp, scale, lower, top) - dp
+        core = np.where(short, np.exp(np.minimum(part - _log_two_n(c, a, b, scale, lower, upper), 0.0)), core)
     return _float(np.where(xc <= lower, 0.0, np.where(xc >= upper, 1.0, np.minimum(core, 1.0))))
 
 
-def truncated_ppf(p, q, scale, lower=0.0, upper=np.inf):
+def _truncated_ppf(p, q, scale, lower=0.0, upper=np.inf):
     """The quantile function of the truncated Laplace law at ``p`` in ``[0, 1]``.
 
     With ``c = clip(q)``, ``t = 2N(c) p - (1 - e^{-A'})`` runs over ``(e^{-A'} - 1, 1 - e^{-B'})`` and the
@@ -154,7 +211,7 @@ def truncated_ppf(p, q, scale, lower=0.0, upper=np.inf):
 
 
 def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
-    """Overwrite the float array ``p`` with truncated quantiles (see :func:`truncated_ppf`).
+    """Overwrite the float array ``p`` with truncated quantiles (see :meth:`Truncated.ppf`).
 
     The uniform is mapped onto the centred probabilities of the interval's part of the Laplace law
     around ``c`` and passed through :func:`dpbook.laplace._offsets_in_place` (``floor`` as there).
@@ -165,13 +222,28 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
     window is computed once and looked up per point; the per-point bounds are then applied with
     ``np.maximum``/``np.minimum``, several times faster than ``np.clip`` with array bounds.
     """
-    a, b = (c - lower) / scale, (upper - c) / scale
+    with np.errstate(over="ignore"):
+        a, b = (c - lower) / scale, (upper - c) / scale
     width, start = _half_mass(a, b), np.expm1(-a)
     if piece is not None:
         k, slot, mass = piece
-        slot, width, start, c, lower, upper = np.take(np.stack([slot, width / mass, start, c, lower, upper]), k, axis=1)
+        slot, full, width, start, a, b, c, lower, upper = np.take(
+            np.stack(np.broadcast_arrays(slot, width, width / mass, start, a, b, c, lower, upper)), k, axis=1)
         p -= slot
+    else:
+        full = width
     p *= width
+    if not floor:
+        # exact quantiles (ppf): 1 - |t| as ``u + e^{-A'}`` below c and ``(2N - u) + e^{-B'}`` above, never as
+        # ``1 - |t|`` after rounding t, so tail probabilities far below 1e-16 keep finite quantiles
+        with np.errstate(divide="ignore", over="ignore"):
+            t = p + start
+            near_one = np.where(t < 0, p + np.exp(-a), (full - p) + np.exp(-b))
+            w = np.where(t < 0, scale * np.log(near_one), -scale * np.log(near_one))
+        w += c
+        if piece is None:
+            return np.clip(w, lower, upper)
+        return np.minimum(np.maximum(w, lower), upper)
     p += start
     w = _offsets_in_place(p, scale, floor)
     w += c
@@ -182,50 +254,68 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
 
 
 class Truncated(IntervalMechanism):
-    """Truncation/restriction: ``q + L_b`` conditioned on ``[lower, upper]`` (Liu Def. 2(a); McGlinchey–Mason (8)).
+    """Truncation/restriction: ``q + L_b`` conditioned on ``[lower, upper]`` (Liu Definition 2(a); McGlinchey–Mason (8)).
 
     Parameters
     ----------
     scale : float
         Laplace scale ``b > 0``.
-    lower, upper : float
+    lower, upper : float, keyword-only
         The bounds, ``lower < upper``; either may be infinite.
 
+    Examples
+    --------
     >>> Truncated(scale=1.0).max_abs_bias()
     1.0
+    >>> law = Truncated(1.0, lower=0.0, upper=1.0).at(0.25)
+    >>> round(law.median(), 6), round(law.cdf(law.median()), 12)
+    (0.416311, 0.5)
     """
 
-    _bias = staticmethod(truncated_bias)
-    _mean = staticmethod(truncated_mean)
-    _variance = staticmethod(truncated_variance)
-    _mse = staticmethod(truncated_mse)
+    _bias = staticmethod(_truncated_bias)
+    _mean = staticmethod(_truncated_mean)
+    _variance = staticmethod(_truncated_variance)
+    _mse = staticmethod(_truncated_mse)
 
     def mass_kept(self, q):
         """``N(q) = P(lower <= q + L_b <= upper)``."""
-        return truncated_mass_kept(q, *self._params())
+        return _truncated_mass_kept(q, *self._params())
 
     def log_mass_kept(self, q):
         """``log N(q)``, finite even when ``N(q)`` underflows."""
-        return truncated_log_mass_kept(q, *self._params())
+        return _truncated_log_mass_kept(q, *self._params())
 
     def cdf(self, x, q):
-        return truncated_cdf(x, q, *self._params())
+        return _truncated_cdf(x, q, *self._params())
+
+    def sf(self, x, q):
+        """``P(M(q) > x)``: the cdf of the reflected law ``-M(q)`` (true value ``-q`` on ``[-upper, -lower]``) at ``-x``."""
+        x = check.real_array("x", x)
+        return _truncated_cdf(-x, -self._q(q), self.scale, -self.upper, -self.lower)
 
     def ppf(self, p, q):
-        """The quantile function of M(q) at ``p`` in ``[0, 1]``."""
-        return truncated_ppf(p, q, *self._params())
+        """The quantile function of M(q) at ``p`` in ``[0, 1]``, in closed form (one logarithm per point)."""
+        return _truncated_ppf(p, q, *self._params())
+
+    def isf(self, p, q):
+        """``ppf(1 - p, q)``: minus the quantile of the reflected law at ``p``.
+
+        Accurate for small ``p`` down to about ``1e-16`` on an unbounded side, where, as for ``ppf``, the
+        quantile comes out infinite (the closed-form quantile resolves ``p`` on the scale of 1).
+        """
+        return _float(-np.asarray(_truncated_ppf(p, -self._q(q), self.scale, -self.upper, -self.lower)))
 
     def logpdf(self, x, q):
         """``log(e^{-|x-q|/b} / (2b N(q)))`` on ``[lower, upper]``, ``-inf`` outside."""
         x, q = check.real_array("x", x), self._q(q)
         c = np.clip(q, self.lower, self.upper)
-        log_n = np.asarray(truncated_log_mass_kept(c, *self._params()))
+        log_n = np.asarray(_truncated_log_mass_kept(c, *self._params()))
         inside = (x >= self.lower) & (x <= self.upper)
         xc = np.clip(x, self.lower, self.upper)
-        return _float(np.where(inside, laplace_logpdf(xc, c, self.scale) - log_n, -np.inf))
+        return _float(np.where(inside, _laplace_logpdf(xc, c, self.scale) - log_n, -np.inf))
 
     def max_abs_bias(self):
-        """sup of |bias(q)| over q in [lower, upper] (McGlinchey–Mason def. (3)).
+        """``sup |bias(q)|`` over ``q`` in ``[lower, upper]`` (McGlinchey–Mason def. (3)).
 
         On the domain, with ``S = sign(M - q)``, ``d E[M]/dq = Cov(M, S)/b
         = 2 P(S=1) P(S=-1) (m(A) + m(B))/b``, where ``m(w) = b - w/(e^{w/b} - 1) < b`` is the mean of an
@@ -241,3 +331,16 @@ class Truncated(IntervalMechanism):
     def _sample(self, q, shape, rng):
         u = rng.random(shape)
         return _quantile_in_place(u, np.clip(_compact(q), self.lower, self.upper), self.scale, self.lower, self.upper)
+
+    # --- privacy description (dpbook.privacy) -------------------------------------------------
+    def privacy_description(self):
+        """For the auditor: the Laplace kernel on ``[lower, upper]`` normalized by ``N(q)``.
+
+        Worst pairs: outside the interval the law is the law at the nearest bound (module docstring),
+        and for ``lower <= q1 < q2 <= upper`` the worst output is ``lower`` with log-ratio
+        ``∫_{q1}^{q2} ψ'`` where ``ψ'(q) = (2/b)/(1 + R)``, ``R = (1 - e^{-A/b})/(1 - e^{-B/b})`` increases
+        with ``q`` (:func:`dpbook.truncated_scale`): the integral over a window of length ``Δ`` is largest
+        at the lowest window, and the other order is the mirror image.  So the worst pair is a corner
+        of the domain clipped to ``[lower, upper]``.
+        """
+        return union_description(self.scale, [self.lower], [self.upper], worst_pairs=corner_pairs((self.lower, self.upper)))

@@ -78,15 +78,15 @@ def _calibrated(eps, delta, domain):
     b = laplace_scale(eps, delta)
     laplace = Laplace(b)
     out = [Candidate("laplace", "Laplace (not range-adherent)", laplace, b, privacy_loss(laplace, delta), "exact")]
-    bit = BIT(b, lo, hi)
+    bit = BIT(b, lower=lo, upper=hi)
     out.append(Candidate("clamping", "clamping (BIT, ramp)", bit, b, privacy_loss(bit, delta), "exact"))
     if hi == np.inf:
         ramp = TranslatedRamp(b, optimal_ramp_shift(b))
         out.append(Candidate("ramp", "translated ramp at α*", ramp, b, privacy_loss(ramp, delta), "exact"))
         out.append(Candidate("optimal", "optimal φ* (Ch. 14)", optimal_postprocessing(b), b,
                              privacy_loss(laplace, delta), "post-processing of the audited Laplace"))
-    bt = truncated_scale(eps, delta, lo, hi)
-    trunc = Truncated(bt, lo, hi)
+    bt = truncated_scale(eps, delta, lower=lo, upper=hi)
+    trunc = Truncated(bt, lower=lo, upper=hi)
     out.append(Candidate("truncated", "truncation, calibrated", trunc, bt, privacy_loss(trunc, delta), "exact"))
     return tuple(out)
 

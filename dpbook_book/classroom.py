@@ -199,7 +199,7 @@ def _ch01_ex_calibrate():
 def _ch01_ex_histogram():
     n, cells = 4, np.eye(3)
     statistics = (lambda d: d.mean(axis=1), lambda d: d.sum(axis=1) / n)
-    return [dpbook.brute_force_sensitivity(f, cells, n, relation) for relation in dpbook.RELATIONS
+    return [dpbook.brute_force_sensitivity(f, cells, n, relation=relation) for relation in dpbook.RELATIONS
             for f in statistics]
 
 
@@ -223,21 +223,21 @@ def _ch01_ex_tight():
 @answer("ch02-ex-one-sided", rel_tol=1e-3,
         expects="the bias at q = l with b = 1 of truncation to [l, ∞), then of BIT on [l, ∞)")
 def _ch02_ex_one_sided():
-    return [dpbook.Truncated(1.0, 0.0, np.inf).bias(0.0), dpbook.BIT(1.0, 0.0, np.inf).bias(0.0)]
+    return [dpbook.Truncated(1.0, lower=0.0, upper=np.inf).bias(0.0), dpbook.BIT(1.0, lower=0.0, upper=np.inf).bias(0.0)]
 
 
 @answer("ch02-ex-ratio", rel_tol=5e-3,
         expects="the ratio BIT bias / truncated bias at q = l for w/b = 0.1, 1, 10, 100, in that order")
 def _ch02_ex_ratio():
-    return [dpbook.BIT(1.0, 0.0, w).bias(0.0) / dpbook.Truncated(1.0, 0.0, w).bias(0.0) for w in (0.1, 1.0, 10.0, 100.0)]
+    return [dpbook.BIT(1.0, lower=0.0, upper=w).bias(0.0) / dpbook.Truncated(1.0, lower=0.0, upper=w).bias(0.0) for w in (0.1, 1.0, 10.0, 100.0)]
 
 
 @answer("ch02-ex-vector", rel_tol=5e-3,
         expects="the common scale b, the budget each coordinate spends, then the BIT bias at q = 0.005")
 def _ch02_ex_vector():
     n, eps = 400, 1.0
-    b = dpbook.laplace_scale(eps, dpbook.histogram_sensitivity(n, "substitution"))
-    bit = dpbook.BIT(b, 0.0, 1.0)
+    b = dpbook.laplace_scale(eps, dpbook.histogram_sensitivity(n, relation="substitution"))
+    bit = dpbook.BIT(b, lower=0.0, upper=1.0)
     return [b, dpbook.privacy_loss(bit, dpbook.proportion_sensitivity(n)), bit.bias(0.005)]
 
 
@@ -250,7 +250,7 @@ def _ch02_ex_scale():
 @answer("ch03-ex-bound", rel_tol=5e-3,
         expects="MSE / 2b² for BIT on [l, ∞) at q = l and at q = l + 3b, then for truncation at q = l")
 def _ch03_ex_bound():
-    bit, trunc = dpbook.BIT(1.0, 0.0, np.inf), dpbook.Truncated(1.0, 0.0, np.inf)
+    bit, trunc = dpbook.BIT(1.0, lower=0.0, upper=np.inf), dpbook.Truncated(1.0, lower=0.0, upper=np.inf)
     return [bit.mse(0.0) / 2.0, bit.mse(3.0) / 2.0, trunc.mse(0.0) / 2.0]
 
 
@@ -281,7 +281,7 @@ def _ch03_ex_crossover():
 @answer("ch03-ex-shrinking", rel_tol=5e-3,
         expects="the BIT MSE at q = 0.3 for a = 1/2 at n = 10², 10⁴, 10⁶, then for a = 1 at the same n")
 def _ch03_ex_shrinking():
-    return [dpbook.BIT(dpbook.laplace_scale(n**-a, dpbook.mean_sensitivity(0.0, 1.0, n)), 0.0, 1.0).mse(0.3)
+    return [dpbook.BIT(dpbook.laplace_scale(n**-a, dpbook.mean_sensitivity(0.0, 1.0, n)), lower=0.0, upper=1.0).mse(0.3)
             for a in (0.5, 1.0) for n in (10**2, 10**4, 10**6)]
 
 
@@ -300,7 +300,7 @@ def _ch04_ex_zero():
 
     def p_zero(n):
         b = dpbook.variance_sensitivity(lo, hi, n) / (epsilon / 3)
-        return dpbook.BIT(b, 0.0, dpbook.max_sample_variance(lo, hi, n)).point_masses(1.0)[0]
+        return dpbook.BIT(b, lower=0.0, upper=dpbook.max_sample_variance(lo, hi, n)).pmf(0.0, 1.0)
 
     return [p_zero(100), next(n for n in range(2, 5000) if p_zero(n) < 0.01)]
 
@@ -326,7 +326,7 @@ def _ch05_ex_tree():
 def _ch05_ex_coverage():
     n, eps = 100, 0.5
     b = dpbook.histogram_sensitivity(n) / eps
-    return [dpbook.wald_coverage(0.05, n, m) for m in (None, dpbook.BIT(b, 0.0, 1.0), dpbook.Truncated(b, 0.0, 1.0))]
+    return [dpbook.wald_coverage(0.05, n, mechanism=m) for m in (None, dpbook.BIT(b, lower=0.0, upper=1.0), dpbook.Truncated(b, lower=0.0, upper=1.0))]
 
 
 @answer("ch05-ex-ms", rel_tol=5e-3, expects="the combined variance T for π = 0.3, n = 500, ε = 0.5, m = 5")
@@ -433,7 +433,7 @@ def _ch10_ex_large_eps():
 @answer("ch10-ex-width", rel_tol=1e-3,
         expects="the exact loss of truncation to [0, wΔ] at b = Δ/ε = 1 for w = 1, 2, 3, 10")
 def _ch10_ex_width():
-    return [dpbook.privacy_loss(dpbook.Truncated(1.0, 0.0, w), 1.0) for w in (1.0, 2.0, 3.0, 10.0)]
+    return [dpbook.privacy_loss(dpbook.Truncated(1.0, lower=0.0, upper=w), 1.0) for w in (1.0, 2.0, 3.0, 10.0)]
 
 
 @answer("ch10-ex-cost", rel_tol=5e-3,
@@ -513,7 +513,7 @@ def _ch12_ex_exact():
                 "ε-DP truncation scale (8 numbers)")
 def _ch12_ex_width():
     return [s for w in (1.0, 2.0, 5.0, 20.0)
-            for s in (dpbook.croft_uniform_scale(1.0, 1.0, [(0.0, w)]), dpbook.truncated_scale(1.0, 1.0, 0.0, w))]
+            for s in (dpbook.croft_uniform_scale(1.0, 1.0, [(0.0, w)]), dpbook.truncated_scale(1.0, 1.0, lower=0.0, upper=w))]
 
 
 # --- Part IV ---------------------------------------------------------------------------------------
@@ -553,7 +553,7 @@ def _ch14_ex_ramp():
 @answer("ch14-ex-cheat", rel_tol=5e-3,
         expects="in units of b: the program's objective with h = b (tame=None), then the verified worst-case bias")
 def _ch14_ex_cheat():
-    cheat = dpbook.min_bias_postprocessing(1.0, x_range=(-10.0, 20.0), cell=0.25, q_max=40.0, q_step=1.0, tame=None)
+    cheat = dpbook.min_bias_postprocessing(scale=1.0, x_range=(-10.0, 20.0), cell=0.25, q_max=40.0, q_step=1.0, tame=None)
     return [cheat.objective, cheat.bias.value]
 
 
@@ -564,9 +564,9 @@ def _ch14_ex_floor():
 
 @answer("ch15-ex-folded", rel_tol=5e-3, expects="the bias of folding on [0, ∞) at q = 0.5, b = 1")
 def _ch15_ex_folded():
-    from dpbook.clamping import bit_bias
+    from dpbook.clamping import BIT
 
-    return 2 * bit_bias(0.5, 1.0, 0.0, np.inf)
+    return 2 * BIT(1.0, lower=0.0, upper=np.inf).bias(0.5)
 
 
 @answer("ch15-ex-delta", rel_tol=5e-3,
@@ -574,11 +574,11 @@ def _ch15_ex_folded():
 def _ch15_ex_delta():
     from diffprivlib.mechanisms import LaplaceTruncated
 
-    from dpbook.clamping import bit_bias
+    from dpbook.clamping import BIT
     from .peers import peer_scale
 
     b = peer_scale(LaplaceTruncated(epsilon=1.0, delta=0.3, sensitivity=1.0, lower=0.0, upper=10.0))
-    return [b, bit_bias(0.0, b, 0.0, 10.0)]
+    return [b, BIT(b, lower=0.0, upper=10.0).bias(0.0)]
 
 
 @answer("ch15-ex-pole", rel_tol=0.0, abs_tol=2e-3,

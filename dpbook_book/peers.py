@@ -81,9 +81,9 @@ def dpbook_counterpart(mech):
     m = _peer(mech)
     b = peer_scale(mech)
     if isinstance(mech, m.LaplaceBoundedDomain):
-        return Truncated(b, mech.lower, mech.upper)
+        return Truncated(b, lower=mech.lower, upper=mech.upper)
     if isinstance(mech, m.LaplaceTruncated):
-        return BIT(b, mech.lower, mech.upper)
+        return BIT(b, lower=mech.lower, upper=mech.upper)
     if type(mech) is m.Laplace:
         return Laplace(b)
     raise ValueError(f"mech has no dpbook counterpart: {type(mech).__name__}")

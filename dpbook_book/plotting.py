@@ -1,14 +1,17 @@
 """The book's shared figure style: one look for every figure, one colour per mechanism.
 
 Figures use fixed margins rather than a layout engine: constrained layout more than doubles the
-cost of a redraw, and every widget redraw must stay below 100 ms.  For the same reason titles sit at a
-fixed height (``axes.titley``) instead of being lifted over whatever is above the axes, which costs a
-second layout of the tick labels on every draw; nothing of the book's figures is above the axes.
+cost of a redraw, and widget redraws must be fast (``benchmarks/bench_widgets.py``).  For the same
+reason titles sit at a fixed height (``axes.titley``) instead of being lifted over whatever is above
+the axes, which costs a second layout of the tick labels on every draw; nothing of the book's figures
+is above the axes.  :class:`KeptFigure` redraws a drawing function's figure by updating its artists.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import functools
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -74,7 +77,318 @@ def style():
 
 
 def figure(ncols=1, nrows=1, width=None, height=None, **kwargs):
-    """A new figure in the book's style: returns ``(fig, axes)`` like ``plt.subplots``."""
+    """A new figure in the book's style: returns ``(fig, axes)`` like ``plt.subplots``.
+
+    Inside :meth:`KeptFigure.update` it returns the kept figure instead (see there).
+    """
+    kept = _KEPT.get()
+    if kept is not None:
+        return kept._subplots(ncols, nrows, width, height, kwargs)
     w, h = STYLE["figure.figsize"]
     with style():
         return plt.subplots(nrows, ncols, figsize=(width or w, height or h), **kwargs)
+
+
+#: the :class:`KeptFigure` whose drawing function is running, if any
+_KEPT = contextvars.ContextVar("dpbook_kept_figure", default=None)
+
+#: the Axes methods that add artists; in a kept figure their artists are matched call by call
+_MAKERS = frozenset({
+    "plot", "loglog", "semilogx", "semilogy", "step", "scatter", "axhline", "axvline", "axhspan", "axvspan",
+    "fill_between", "fill_betweenx", "vlines", "hlines", "stairs", "hist", "bar", "barh", "annotate", "text",
+})
+
+
+class KeptFigure:
+    """One figure that a drawing function redraws by updating its artists instead of rebuilding it.
+
+    ``draw(**params)`` is an ordinary drawing function that makes its figure with :func:`figure`.
+    :meth:`update` runs it with :func:`figure` handing back the figure of the previous run (the same
+    axes, cleared of nothing), and every artist-making call (``ax.plot``, ``ax.axhline``,
+    ``ax.fill_between``, ``ax.annotate``, ...; see ``_MAKERS``) matched, by its place in the sequence
+    of calls on its axes, to the artist the same call made last time: that artist takes the new data
+    (``set_data``, ``set_xy``, ``set_paths``, ``set_text``...) and style and is returned in place of the
+    new one.  Labels, titles, limits and ticks are set on the same axes as before; a legend is made
+    afresh.  A call with no counterpart keeps its new artist, and artists no call reused are removed,
+    so the figure is always what ``draw`` draws (the widget tests compare the pixels with a fresh
+    figure's).  What this saves is building the figure and its axes, the renderer's text-layout
+    cache (it lives as long as the canvas) and, most of all, drawing axes decorations that did not
+    change: each axis (ticks, tick labels, grid lines, label) is drawn from a rendered layer when an
+    earlier redraw drew it showing the same thing (``_draw_axis``).
+    """
+
+    def __init__(self, draw):
+        self.draw = draw
+        self.fig = None
+        self._layout = None
+        self._axes = []  # (real axes, calls made last time: [(method, [artists], container)])
+        self._calls = []  # this run's calls, per axes
+        self._layers = {}  # rendered axis layers, by what they show (see _draw_axis)
+
+    def update(self, **params):
+        """Run ``draw(**params)`` on the kept figure; returns the figure."""
+        token = _KEPT.set(self)
+        try:
+            fig = self.draw(**params)
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            _KEPT.reset(token)
+        if fig is not self.fig:  # the function made its figure some other way: nothing is kept
+            self.close()
+            return fig
+        self._sweep()
+        return fig
+
+    def forget_layers(self):
+        """Forget the rendered axis layers (the next redraw renders every axis afresh)."""
+        self._layers = {}
+
+    def close(self):
+        """Let go of the kept figure (the next :meth:`update` builds a new one)."""
+        self.fig, self._layout, self._axes, self._calls, self._layers = None, None, [], [], {}
+
+    def _subplots(self, ncols, nrows, width, height, kwargs):
+        layout = (ncols, nrows, width, height, tuple(sorted(kwargs.items())))
+        fresh = self.fig is None or layout != self._layout
+        if fresh:
+            self.close()
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+            token = _KEPT.set(None)
+            try:
+                self.fig, axes = figure(ncols, nrows, width, height, **kwargs)
+            finally:
+                _KEPT.reset(token)
+            plt.close(self.fig)  # kept by this object, not by pyplot (which would show it at a cell's end)
+            FigureCanvasAgg(self.fig)  # closing left a bare canvas; an Agg one keeps its renderer between redraws
+            self._layout = layout
+            self._axes = [(ax, []) for ax in self.fig.axes]
+            self._layers = {}
+            for ax in self.fig.axes:
+                for axis in (ax.xaxis, ax.yaxis):
+                    axis.draw = functools.partial(self._draw_axis, axis)
+        else:
+            for ax, _ in self._axes:
+                _restart(ax)
+        self._calls = [[] for _ in self._axes]
+        proxies = [_KeptAxes(self, i, ax) for i, (ax, _) in enumerate(self._axes)]
+        if ncols * nrows == 1 and kwargs.get("squeeze", True):
+            return self.fig, proxies[0]
+        shape = (nrows, ncols) if not kwargs.get("squeeze", True) or (nrows > 1 and ncols > 1) else None
+        import numpy as np
+
+        arr = np.empty(len(proxies), dtype=object)
+        arr[:] = proxies
+        return self.fig, arr.reshape(shape) if shape else arr
+
+    def _call(self, i, method, args, kwargs):
+        from matplotlib.container import Container
+
+        ax, previous = self._axes[i]
+        result = getattr(ax, method)(*args, **kwargs)
+        k = len(self._calls[i])
+        new = _artists(result)
+        last = previous[k] if k < len(previous) and previous[k][0] == method else None
+        if last is not None and len(last[1]) == len(new) and all(map(_transplantable, last[1], new)):
+            for o, n in zip(last[1], new):
+                _transplant(o, n)
+            if isinstance(result, Container):  # bar: keep the old container, with the new label
+                ax.containers.remove(result)
+                last[2].set_label(result.get_label())
+                result = last[2]
+            else:
+                result = _substitute(result, {id(n): o for o, n in zip(last[1], new)})
+            self._calls[i].append((method, last[1], last[2]))
+        else:
+            self._calls[i].append((method, new, result if isinstance(result, Container) else None))
+        return result
+
+    #: how many rendered axis layers a kept figure remembers
+    LAYERS = 48
+
+    def _draw_axis(self, axis, renderer):
+        """Draw ``axis`` (its ticks, tick labels, grid lines and label) from a rendered layer when an
+        earlier redraw drew it showing the same thing; else render it alone into a transparent layer,
+        remember that, and draw it.  Axis decorations are most of the cost of a redraw, and moving a
+        control mostly leaves some axes unchanged.  (Composited, a layer's antialiased edges may differ
+        from drawing in place by a unit or two of a colour channel.)"""
+        import numpy as np
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        if not axis.get_visible():
+            return
+        if not isinstance(renderer, RendererAgg):  # e.g. saved as PDF: draw in place
+            return type(axis).draw(axis, renderer)
+        key = _axis_key(axis, renderer)
+        layer = self._layers.pop(key, None) if key is not None else None
+        if layer is None:
+            off = RendererAgg(renderer.width, renderer.height, renderer.dpi)
+            type(axis).draw(axis, off)
+            rgba = np.asarray(off.buffer_rgba())
+            rows, cols = np.flatnonzero(rgba[..., 3].any(axis=1)), np.flatnonzero(rgba[..., 3].any(axis=0))
+            layer = None if rows.size == 0 else (rgba[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1].copy(),
+                                                 int(cols[0]), int(renderer.height - rows[-1] - 1))
+            if key is not None:
+                while len(self._layers) >= self.LAYERS:
+                    self._layers.pop(next(iter(self._layers)))
+        if key is not None:
+            self._layers[key] = layer
+        if layer is not None:
+            image, x, y = layer
+            gc = renderer.new_gc()
+            renderer.draw_image(gc, x, y, image[::-1] if _FLIP else image)
+            gc.restore()
+        axis.stale = False
+
+    def _legend(self, i, args, kwargs):
+        """A legend of this run's artists: labelled artists of the last run not reused so far go first."""
+        ax, previous = self._axes[i]
+        live = {id(a) for _, arts, _ in self._calls[i] for a in arts}
+        for _, arts, _ in previous:
+            for a in arts:
+                if id(a) not in live and a.axes is not None and not str(a.get_label()).startswith("_"):
+                    a.remove()
+        return ax.legend(*args, **kwargs)
+
+    def _sweep(self):
+        for i, (ax, previous) in enumerate(self._axes):
+            live = {id(a) for _, arts, _ in self._calls[i] for a in arts}
+            kept = {id(c) for _, _, c in self._calls[i] if c is not None}
+            for _, arts, container in previous:
+                for a in arts:
+                    if id(a) not in live and a.axes is not None:
+                        a.remove()
+                if container is not None and id(container) not in kept and container in ax.containers:
+                    ax.containers.remove(container)
+            self._axes[i] = (ax, self._calls[i])
+        self._calls = []
+
+
+#: whether ``RendererAgg.draw_image`` wants the rows of an image bottom first
+_FLIP = True
+
+
+def _axis_key(axis, renderer):
+    """Everything an axis's pixels depend on in a kept figure, or ``None`` if it cannot tell."""
+    try:
+        major = axis.get_majorticklocs()
+        minor = axis.get_minorticklocs()
+        fmt = axis.get_major_formatter()
+        labels = tuple(fmt.format_ticks(major))
+        offset = fmt.get_offset() if hasattr(fmt, "get_offset") else ""
+        minor_labels = tuple(axis.get_minor_formatter().format_ticks(minor))
+    except Exception:
+        return None
+    return (axis.axis_name, renderer.width, renderer.height, tuple(axis.axes.bbox.bounds),
+            tuple(axis.get_view_interval()), axis.get_scale(), tuple(major), labels, offset,
+            tuple(minor), minor_labels, axis.label.get_text(), axis.label.get_visible(),
+            tuple(axis.get_tick_params().items()) if hasattr(axis, "get_tick_params") else ())
+
+
+class _KeptAxes:
+    """An axes of a :class:`KeptFigure`, as the drawing function sees it: artist-making calls are matched."""
+
+    def __init__(self, kept, i, ax):
+        self._kept, self._i, self._ax = kept, i, ax
+
+    def __getattr__(self, name):
+        attr = getattr(self._ax, name)
+        if name == "legend":
+            return lambda *args, **kwargs: self._kept._legend(self._i, args, kwargs)
+        if name not in _MAKERS:
+            return attr
+
+        def call(*args, **kwargs):
+            return self._kept._call(self._i, name, args, kwargs)
+
+        return call
+
+
+def _restart(ax):
+    """Forget the data limits and the fixed limits of the last run: this run's calls set them again."""
+    from matplotlib.transforms import Bbox
+
+    ax.dataLim.set_points(Bbox.null().get_points())
+    ax.ignore_existing_data_limits = True
+    ax.set_autoscalex_on(True)
+    ax.set_autoscaley_on(True)
+
+
+def _artists(result):
+    """The artists a maker returned, flattened (``hist`` returns counts, edges and patches)."""
+    from matplotlib.artist import Artist
+    from matplotlib.container import Container
+
+    if isinstance(result, Artist):
+        return [result]
+    if isinstance(result, Container):
+        return [a for a in result if isinstance(a, Artist)]
+    if isinstance(result, (list, tuple)):
+        return [a for r in result for a in _artists(r)]
+    return []
+
+
+def _substitute(result, swap):
+    from matplotlib.artist import Artist
+
+    if isinstance(result, Artist):
+        return swap.get(id(result), result)
+    if isinstance(result, tuple) and not hasattr(result, "_fields"):
+        return tuple(_substitute(r, swap) for r in result)
+    if isinstance(result, list):
+        return [_substitute(r, swap) for r in result]
+    return result
+
+
+def _transplantable(old, new):
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Polygon, Rectangle, StepPatch
+    from matplotlib.text import Text
+
+    if type(old) is not type(new) or old.axes is None:
+        return False
+    return isinstance(old, (Line2D, Text, Polygon, Rectangle, StepPatch, Collection))
+
+
+def _transplant(old, new):
+    """Give ``old`` the data and the style of ``new`` (same type, same axes) and remove ``new``."""
+    from matplotlib.collections import LineCollection, PolyCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Polygon, Rectangle, StepPatch
+    from matplotlib.text import Annotation, Text
+
+    old.update_from(new)
+    if isinstance(old, Line2D):
+        old.set_data(*new.get_data(orig=True))
+    elif isinstance(old, Text):
+        old.set_text(new.get_text())
+        old.set_position(new.get_position())
+        old.set_horizontalalignment(new.get_horizontalalignment())
+        old.set_verticalalignment(new.get_verticalalignment())
+        if isinstance(old, Annotation):
+            old.xy = new.xy
+    elif isinstance(old, StepPatch):
+        data = new.get_data()
+        old.set_data(data.values, data.edges, data.baseline)
+    elif isinstance(old, Rectangle):
+        old.set_xy(new.get_xy())
+        old.set_width(new.get_width())
+        old.set_height(new.get_height())
+        old.set_angle(new.get_angle())
+    elif isinstance(old, Polygon):
+        old.set_xy(new.get_xy())
+    elif isinstance(old, LineCollection):
+        old.set_segments(new.get_segments())
+    elif isinstance(old, PolyCollection):  # fill_between's polygons
+        paths = new.get_paths()
+        old.set_verts_and_codes([p.vertices for p in paths], [p.codes for p in paths])
+    else:  # other collections: scatter's markers
+        old.set_paths(new.get_paths())
+        if len(new.get_offsets()):
+            old.set_offsets(new.get_offsets())
+    old.set_zorder(new.get_zorder())
+    old.stale = True
+    new.remove()

@@ -56,10 +56,10 @@ def reference(b, lo, hi, q, m0):
 @given(setups())
 def test_closed_forms_against_quadrature(setup):
     b, lo, hi, q = setup
-    mech = dpbook.BIT(b, lo, hi)
+    mech = dpbook.BIT(b, lower=lo, upper=hi)
     m0 = mech.mean(q)
     ref = reference(b, lo, hi, q, m0)
-    p_lo, p_hi = mech.point_masses(q)
+    p_lo, p_hi = (mech.pmf(mech.lower, q), mech.pmf(mech.upper, q))
     close(p_lo, ref["p_lo"], atol=1e-300)
     close(p_hi, ref["p_hi"], atol=1e-300)
     close(mech.bias(q), ref["bias"], atol=1e-12 * ref["abs"])
@@ -83,16 +83,16 @@ def test_liu_closed_forms_inside():
     q = np.linspace(lo, hi, 9)
     a, c = q - lo, hi - q
     ea, eb = np.exp(-a / b), np.exp(-c / b)
-    mech = dpbook.BIT(b, lo, hi)
+    mech = dpbook.BIT(b, lower=lo, upper=hi)
     assert np.allclose(mech.bias(q), b / 2 * (ea - eb), rtol=1e-13, atol=1e-16)
     assert np.allclose(mech.mse(q), 2 * b**2 - b * (a + b) * ea - b * (c + b) * eb, rtol=1e-12)
-    p_lo, p_hi = mech.point_masses(q)
+    p_lo, p_hi = (mech.pmf(mech.lower, q), mech.pmf(mech.upper, q))
     assert np.allclose(p_lo, ea / 2, rtol=1e-14) and np.allclose(p_hi, eb / 2, rtol=1e-14)
 
 
 def test_outside_one_mass_exceeds_half():
-    mech = dpbook.BIT(1.0, -1.0, 2.0)
-    p_lo, p_hi = mech.point_masses(np.array([-1.5, -800.0, 2.5, 900.0]))
+    mech = dpbook.BIT(1.0, lower=-1.0, upper=2.0)
+    p_lo, p_hi = (mech.pmf(mech.lower, np.array([-1.5, -800.0, 2.5, 900.0])), mech.pmf(mech.upper, np.array([-1.5, -800.0, 2.5, 900.0])))
     assert np.all(p_lo[:2] > 0.5) and np.all(p_hi[2:] > 0.5)
     assert p_lo[1] == 1.0 and p_hi[1] == 0.0
     assert mech.bias(-800.0) >= 799 and mech.variance(-800.0) >= 0
@@ -100,7 +100,7 @@ def test_outside_one_mass_exceeds_half():
 
 def test_atoms_cdf_and_logpdf_make_one_law():
     for lo, hi, q in [(0.0, math.inf, -2.0), (-1.0, 3.0, 0.5), (-math.inf, 2.0, 9.0), (-1.0, 3.0, 40.0)]:
-        mech = dpbook.BIT(0.9, lo, hi)
+        mech = dpbook.BIT(0.9, lower=lo, upper=hi)
         dens = lambda x: math.exp(mech.logpdf(x, q))  # noqa: E731
         atoms = mech.atoms(q)
         assert [x for x, _ in atoms] == [x for x in (lo, hi) if math.isfinite(x)]
@@ -109,7 +109,7 @@ def test_atoms_cdf_and_logpdf_make_one_law():
         assert mech.cdf(lo - 1, q) == 0.0 and mech.cdf(hi, q) == 1.0
         if math.isfinite(lo):
             assert math.isclose(mech.cdf(lo, q), atoms[0][1], rel_tol=1e-14)
-    mech = dpbook.BIT(1.0, 0.0, 1.0)
+    mech = dpbook.BIT(1.0, lower=0.0, upper=1.0)
     assert mech.logpdf(-0.1, 0.5) == -np.inf and mech.logpdf(1.1, 0.5) == -np.inf
 
 
@@ -119,11 +119,11 @@ GRID = [(1.0, 0.0, math.inf, 0.0), (1.0, 0.0, math.inf, 2.0), (1.0, 0.0, math.in
 
 @pytest.mark.parametrize("b, lo, hi, q", GRID)
 def test_sampler_atoms_continuous_part_and_mean(b, lo, hi, q):
-    mech = dpbook.BIT(b, lo, hi)
+    mech = dpbook.BIT(b, lower=lo, upper=hi)
     n = 20000
     x = mech.sample(q, size=n, rng=np.random.default_rng(11))
     assert np.all((x >= lo) & (x <= hi))
-    p_lo, p_hi = mech.point_masses(q)
+    p_lo, p_hi = (mech.pmf(mech.lower, q), mech.pmf(mech.upper, q))
     at_lo, at_hi = np.sum(x == lo), np.sum(x == hi)
     inner = x[(x > lo) & (x < hi)]
     # exact chi-square on (atom at lo, atom at hi, continuous part)
@@ -142,7 +142,7 @@ def test_sampler_atoms_continuous_part_and_mean(b, lo, hi, q):
 
 
 def test_sampler_far_outside_and_shapes():
-    mech = dpbook.BIT(1.0, -1.0, 2.0)
+    mech = dpbook.BIT(1.0, lower=-1.0, upper=2.0)
     assert np.all(mech.sample(-700.0, size=1000, rng=np.random.default_rng(0)) == -1.0)
     q = np.array([-3.0, 0.0, 4.0])
     x = mech.sample(q, size=(4000, 3), rng=np.random.default_rng(3))
@@ -152,8 +152,8 @@ def test_sampler_far_outside_and_shapes():
 
 
 def test_bad_inputs():
-    mech = dpbook.BIT(1.0, 0.0, 1.0)
-    for method in (mech.bias, mech.mean, mech.variance, mech.mse, mech.point_masses):
+    mech = dpbook.BIT(1.0, lower=0.0, upper=1.0)
+    for method in (mech.bias, mech.mean, mech.variance, mech.mse, lambda q: mech.pmf(0.0, q), mech.at):
         with pytest.raises(ValueError, match="q"):
             method(np.nan)
     with pytest.raises(ValueError, match="size"):
@@ -161,4 +161,4 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="x"):
         mech.cdf(np.nan, 0.5)
     with pytest.raises(ValueError, match="scale"):
-        dpbook.bit_bias(0.0, -1.0)
+        dpbook.BIT(-1.0).bias(0.0)

@@ -186,7 +186,7 @@ NOT_NUMERIC = {
 
 #: cheap cells defining notebook-local names that some solutions use, found by a line they contain
 SETUP_CELLS = {
-    "ch01": ("from dpbook import (brute_force_sensitivity",),
+    "ch01": ("    brute_force_sensitivity,\n",),
     "ch04": ("EPSILON = 1.0", "lower = tuple("),
     "ch13": ("def show_decisions(",),
     "ch14": ("floor, ramp_star = ",),
@@ -196,28 +196,28 @@ SETUP_CELLS = {
 FROM_SOLUTION = {
     "ch01-ex-calibrate": ("", "[b_mean, np.sqrt(dpbook.Laplace(b_mean).variance(0.0)), "
                               "b_var, np.sqrt(dpbook.Laplace(b_var).variance(0.0))]"),
-    "ch01-ex-histogram": ("", "[brute_force_sensitivity(f, cells_, n, r) for r in dpbook.RELATIONS "
+    "ch01-ex-histogram": ("", "[brute_force_sensitivity(f, cells_, n, relation=r) for r in dpbook.RELATIONS "
                               "for f in (lambda d: d.mean(axis=1), lambda d: d.sum(axis=1) / n)]"),
-    "ch01-ex-sd": ("", "[brute_force_sensitivity(sd, np.linspace(0, 1, 9), n, 'add_remove') for n in (3, 4, 6)]"),
+    "ch01-ex-sd": ("", "[brute_force_sensitivity(sd, np.linspace(0, 1, 9), n, relation='add_remove') for n in (3, 4, 6)]"),
     "ch01-ex-tight": ("", "ratio"),
     "ch02-ex-one-sided": ("", "[t0, b0]"),
-    "ch02-ex-ratio": ("", "[dpbook.BIT(1.0, 0.0, w).bias(0.0) / dpbook.Truncated(1.0, 0.0, w).bias(0.0) "
+    "ch02-ex-ratio": ("", "[dpbook.BIT(1.0, lower=0.0, upper=w).bias(0.0) / dpbook.Truncated(1.0, lower=0.0, upper=w).bias(0.0) "
                           "for w in (0.1, 1.0, 10.0, 100.0)]"),
     "ch02-ex-vector": ("", "[b, eps_j, bit.bias(0.005)]"),
     "ch02-ex-scale": ("", "[dpbook.truncated_scale(e, 1.0) for e in (0.1, 1.0, 3.0)]"),
-    "ch03-ex-bound": ("", "[m.mse(q) / 2.0 for m, q in ((dpbook.BIT(1.0, 0.0, np.inf), 0.0), "
-                          "(dpbook.BIT(1.0, 0.0, np.inf), 3.0), (dpbook.Truncated(1.0, 0.0, np.inf), 0.0))]"),
+    "ch03-ex-bound": ("", "[m.mse(q) / 2.0 for m, q in ((dpbook.BIT(1.0, lower=0.0, upper=np.inf), 0.0), "
+                          "(dpbook.BIT(1.0, lower=0.0, upper=np.inf), 3.0), (dpbook.Truncated(1.0, lower=0.0, upper=np.inf), 0.0))]"),
     "ch03-ex-rate": ("", "[np.log(laplace_mse(s(n2)) / laplace_mse(s(n1))) / np.log(n2 / n1) for s in "
                          "(lambda n: dpbook.variance_sensitivity(0.0, 1.0, n), lambda n: 1 / np.sqrt(n))]"),
     "ch03-ex-crossover": ("theta = 0.05", "[2 / (theta * (1 - theta) * e**2) for e in (1.0, 0.1)]"),
     "ch03-ex-shrinking": ("", "[dpbook.BIT(dpbook.laplace_scale(n**-a, dpbook.mean_sensitivity(0.0, 1.0, int(n))), "
-                              "0.0, 1.0).mse(0.3) for a in (0.5, 1.0) for n in (1e2, 1e4, 1e6)]"),
+                              "lower=0.0, upper=1.0).mse(0.3) for a in (0.5, 1.0) for n in (1e2, 1e4, 1e6)]"),
     "ch04-ex-maxvar": ("", "max(np.var([1.0] * k + [0.0] * (5 - k), ddof=1) for k in range(6))"),
     "ch04-ex-zero": ("", "[p_zero(100), n_min]"),
     "ch04-ex-psd": ("", "[np.linalg.eigvalsh(A).min(), np.linalg.norm(A - X)]"),
     "ch05-ex-tree": ("", "[leaf / 2, middle / 4]"),
-    "ch05-ex-coverage": ("", "[dpbook.wald_coverage(0.05, n, m) for m in "
-                             "(None, dpbook.BIT(b, 0.0, 1.0), dpbook.Truncated(b, 0.0, 1.0))]"),
+    "ch05-ex-coverage": ("", "[dpbook.wald_coverage(0.05, n, mechanism=m) for m in "
+                             "(None, dpbook.BIT(b, lower=0.0, upper=1.0), dpbook.Truncated(b, lower=0.0, upper=1.0))]"),
     "ch05-ex-ms": ("", "p * (1 - p) / n + tau2_avg"),
     "ch06-ex-ramp-decay": ("", "q_star"),
     "ch06-ex-fair": ("", "dpbook.Truncated(dpbook.truncated_scale(1.0, 1.0)).bias(0.0) "
@@ -231,7 +231,7 @@ FROM_SOLUTION = {
     "ch09-ex-gauss": ("", "[gauss, lap]"),
     "ch10-ex-large-eps": ("", "[dpbook.privacy_loss(dpbook.Truncated(dpbook.laplace_scale(0.01, 1.0)), 1.0) / 0.01, "
                               "dpbook.privacy_loss(dpbook.Truncated(dpbook.laplace_scale(10.0, 1.0)), 1.0) - 10.0]"),
-    "ch10-ex-width": ("", "[dpbook.privacy_report(dpbook.Truncated(1.0, 0.0, w), 1.0).epsilon "
+    "ch10-ex-width": ("", "[dpbook.privacy_report(dpbook.Truncated(1.0, lower=0.0, upper=w), 1.0).epsilon "
                           "for w in (1.0, 2.0, 3.0, 10.0)]"),
     "ch10-ex-cost": ("", "[x for e in (0.1, 0.5, 1.0, 2.0, 3.0) for x in ("
                          "dpbook.croft_uniform_scale(e, 1.0, [(0.0, np.inf)]) / dpbook.truncated_scale(e, 1.0), "
@@ -247,9 +247,9 @@ FROM_SOLUTION = {
     "ch12-ex-p": ("", "[bound, p_left]"),
     "ch12-ex-exact": ("", "[exact, croft]"),
     "ch12-ex-width": ("", "[x for w in (1.0, 2.0, 5.0, 20.0) for x in "
-                          "(dpbook.croft_uniform_scale(1.0, 1.0, [(0.0, w)]), dpbook.truncated_scale(1.0, 1.0, 0.0, w))]"),
-    "ch13-ex-budget": ("", "[r['truncation, calibrated']['worst_bias'] / r['optimal φ* (Ch. 14)']['worst_bias'] "
-                           "for r in ({x['name']: x for x in compare_mechanisms(e, domain=HALF)} for e in (0.2, 3.0))]"),
+                          "(dpbook.croft_uniform_scale(1.0, 1.0, [(0.0, w)]), dpbook.truncated_scale(1.0, 1.0, lower=0.0, upper=w))]"),
+    "ch13-ex-budget": ("", "[r['truncated']['worst_bias'] / r['optimal']['worst_bias'] "
+                           "for r in ({x['key']: x for x in compare_mechanisms(e, domain=HALF)} for e in (0.2, 3.0))]"),
     "ch13-ex-proportion": ("", "[trunc.scale, clamp.mechanism.mse(0.0), trunc.mechanism.mse(0.0), "
                                "clamp.mechanism.mse(0.5), trunc.mechanism.mse(0.5), factor]"),
     "ch14-ex-ramp": ("", "vr.value / b"),
@@ -295,7 +295,10 @@ def _solution_cells(nb, label):
 
 
 def _run(code, ns):
-    exec("\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith("%")), ns)
+    # IPython magics (%matplotlib, the Colab cell's %pip) become `pass`, keeping the indentation
+    lines = [ln[: len(ln) - len(ln.lstrip())] + "pass" if ln.lstrip().startswith("%") else ln
+             for ln in code.splitlines()]
+    exec("\n".join(lines), ns)
 
 
 @functools.lru_cache(maxsize=None)
@@ -309,7 +312,9 @@ def _from_solution(label):
     assert solution, f"the solution of {label} has no code cell"
     setup, expression = FROM_SOLUTION[label]
     ns = {"__name__": f"solution_{label}"}
-    _run(code[0], ns)
+    # the install cell (Colab) comes first, then the chapter's set-up cell
+    for cell in code[:2] if code[0].startswith("# Colab or a fresh kernel") else code[:1]:
+        _run(cell, ns)
     for needle in SETUP_CELLS.get(label[:4], ()):
         (cell,) = [c for c in code if needle in c]
         _run(cell, ns)

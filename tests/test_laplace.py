@@ -3,7 +3,7 @@ import pytest
 from scipy import integrate, stats
 
 import dpbook
-from dpbook.laplace import laplace_cdf, laplace_logcdf, laplace_logsf, laplace_ppf, laplace_sf
+from dpbook.laplace import Laplace
 
 
 def test_laplace_scale():
@@ -16,17 +16,17 @@ def test_laplace_scale():
 @pytest.mark.parametrize("x", [-800.0, -3.0, -1e-3, 0.0, 2.5, 700.0])
 def test_law_against_scipy(x):
     law = stats.laplace(loc=0.3, scale=1.7)
-    assert np.isclose(laplace_cdf(x, 0.3, 1.7), law.cdf(x), rtol=1e-12, atol=0)
-    assert np.isclose(laplace_sf(x, 0.3, 1.7), law.sf(x), rtol=1e-12, atol=0)
-    assert np.isclose(laplace_logcdf(x, 0.3, 1.7), law.logcdf(x), rtol=1e-12)
-    assert np.isclose(laplace_logsf(x, 0.3, 1.7), law.logsf(x), rtol=1e-12)
+    assert np.isclose(Laplace(1.7).cdf(x, 0.3), law.cdf(x), rtol=1e-12, atol=0)
+    assert np.isclose(Laplace(1.7).sf(x, 0.3), law.sf(x), rtol=1e-12, atol=0)
+    assert np.isclose(Laplace(1.7).logcdf(x, 0.3), law.logcdf(x), rtol=1e-12)
+    assert np.isclose(Laplace(1.7).logsf(x, 0.3), law.logsf(x), rtol=1e-12)
 
 
 def test_ppf_inverts_cdf():
     u = np.linspace(0, 1, 101)
-    x = laplace_ppf(u, -1.0, 0.5)
+    x = Laplace(0.5).ppf(u, -1.0)
     assert x[0] == -np.inf and x[-1] == np.inf
-    assert np.allclose(laplace_cdf(x[1:-1], -1.0, 0.5), u[1:-1], rtol=1e-12)
+    assert np.allclose(Laplace(0.5).cdf(x[1:-1], -1.0), u[1:-1], rtol=1e-12)
 
 
 def test_mechanism_moments_by_quadrature():
@@ -59,5 +59,8 @@ def test_bad_size_and_q():
         mech.sample(0.0, size=-1)
     with pytest.raises(ValueError, match="q"):
         mech.mean(np.nan)
-    with pytest.raises(ValueError, match="rng"):
-        mech.sample(0.0, rng=42)
+    for bad in (-1, 1.5, True, "42", np.random.RandomState(0)):
+        with pytest.raises(ValueError, match="rng"):
+            mech.sample(0.0, rng=bad)
+    with pytest.raises(ValueError, match="random_state"):
+        mech.at(0.0).rvs(random_state=-1)

@@ -28,7 +28,7 @@ def bounded(draw):
 
 
 def both(b, lo, hi):
-    return dpbook.BIT(b, lo, hi), dpbook.Truncated(b, lo, hi)
+    return dpbook.BIT(b, lower=lo, upper=hi), dpbook.Truncated(b, lower=lo, upper=hi)
 
 
 @settings(max_examples=100, deadline=None)
@@ -80,7 +80,7 @@ def test_prop_2_bound_attained_by_one_sided_truncation_at_the_bound():
 
 def test_prop_2_mse_consistency():
     for mech_class in (dpbook.BIT, dpbook.Truncated):
-        mse = [mech_class(b, 0.0, 1.0).mse(0.2) for b in (1.0, 0.1, 0.01, 0.001)]
+        mse = [mech_class(b, lower=0.0, upper=1.0).mse(0.2) for b in (1.0, 0.1, 0.01, 0.001)]
         assert np.all(np.diff(mse) < 0) and mse[-1] <= 2 * 0.001**2
 
 

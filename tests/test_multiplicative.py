@@ -21,7 +21,7 @@ def moment_by_quad(b, k):
 def test_moment_against_quad(b, k):
     if k * b >= 0.97:
         return
-    assert np.isclose(log_laplace_moment(b, k), moment_by_quad(b, k), rtol=1e-10, atol=0)
+    assert np.isclose(log_laplace_moment(b, order=k), moment_by_quad(b, k), rtol=1e-10, atol=0)
 
 
 def x_moment(mech, q, g):
@@ -93,12 +93,12 @@ def test_quad_shows_the_divergence():
     Rs = [10.0, 100.0, 400.0]
     for b, k in [(0.9, 1), (0.45, 2)]:
         vals = [partial(b, k, R) for R in Rs]
-        assert np.isclose(vals[-1], log_laplace_moment(b, k), rtol=1e-10)
+        assert np.isclose(vals[-1], log_laplace_moment(b, order=k), rtol=1e-10)
         assert abs(vals[2] - vals[1]) < 1e-3 * abs(vals[1] - vals[0])
     for b, k in [(1.0, 1), (1.3, 1), (0.5, 2), (0.6, 2)]:
         vals = [partial(b, k, R) for R in Rs]
         assert vals[0] < vals[1] < vals[2] and vals[2] > 1.5 * vals[1]  # at least linear growth
-        assert log_laplace_moment(b, k) == np.inf
+        assert log_laplace_moment(b, order=k) == np.inf
 
 
 @pytest.mark.parametrize("b,q", [(0.1, 1.0), (0.3, 50.0), (0.45, 0.02)])
@@ -135,7 +135,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="epsilon"):
         dpbook.log_laplace_scale(-1.0, 1.0)
     with pytest.raises(ValueError, match="order"):
-        log_laplace_moment(0.3, -1)
+        log_laplace_moment(0.3, order=-1)
     assert dpbook.log_laplace_scale(2.0, 0.5) == 0.25
 
 

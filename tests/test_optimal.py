@@ -10,18 +10,8 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 import dpbook
-from dpbook.laplace import laplace_pdf
-from dpbook.optimal import (
-    StepPostProcessed,
-    dp_bias_lower_bound,
-    laplace_cell_masses,
-    min_bias_postprocessing,
-    optimal_postprocessing,
-    step_bias,
-    step_mse,
-    verify_bias,
-    verify_mse,
-)
+from dpbook.laplace import Laplace
+from dpbook.optimal import StepPostProcessed, dp_bias_lower_bound, laplace_cell_masses, min_bias_postprocessing, optimal_postprocessing, verify_bias, verify_mse
 
 W1E = 0.2784645427610738  # W(1/e), checked against bias_lower_bound below
 
@@ -46,7 +36,7 @@ def _quad(g, q, edges, b):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         for lo, hi in zip(cuts[:-1], cuts[1:]):
-            val, _ = integrate.quad(lambda x: g(x) * laplace_pdf(x, q, b), lo, hi,
+            val, _ = integrate.quad(lambda x: g(x) * Laplace(b).pdf(x, q), lo, hi,
                                     epsabs=1e-300, epsrel=1e-13, limit=200)
             total += val
     return total
@@ -58,7 +48,7 @@ def test_step_bias_matches_quadrature(args):
     b, edges, values, shift, q = args
     mech = StepPostProcessed(b, edges, values, shift)
     expected = _quad(lambda x: mech.phi(x) - x, q, edges, b)
-    got = step_bias(q, edges, values, shift, b)
+    got = StepPostProcessed(b, edges, values, shift).bias(q)
     assert got == mech.bias(q)
     assert abs(got - expected) <= 1e-10 * max(abs(expected), b)
 
@@ -69,7 +59,7 @@ def test_step_mse_matches_quadrature(args):
     b, edges, values, shift, q = args
     mech = StepPostProcessed(b, edges, values, shift)
     expected = _quad(lambda x: (mech.phi(x) - q) ** 2, q, edges, b)
-    got = step_mse(q, edges, values, shift, b)
+    got = StepPostProcessed(b, edges, values, shift).mse(q)
     assert abs(got - expected) <= 1e-10 * max(expected, b * b)
     assert abs(mech.variance(q) - (got - mech.bias(q) ** 2)) <= 1e-12 * max(got, b * b)
 
@@ -77,7 +67,7 @@ def test_step_mse_matches_quadrature(args):
 def test_cell_masses_keep_relative_precision_in_both_tails():
     b, edges = 1.0, np.array([-1.0, 0.0, 1.0, 2.0])
     m = laplace_cell_masses(np.array([-600.0, 0.5, 600.0]), edges, b)
-    tail = dpbook.laplace.laplace_sf(2.0, np.array([-600.0, 0.5, 600.0]), b)
+    tail = dpbook.laplace.Laplace(b).sf(2.0, np.array([-600.0, 0.5, 600.0]))
     assert np.allclose(m.sum(axis=-1) + tail, 1.0, atol=1e-15)
     # far right of every cell: mass of (0, 1] at q = 600 is (e - 1) e^{-600} / 2
     assert math.isclose(m[2, 2], 0.5 * (math.e - 1) * math.exp(-600.0), rel_tol=1e-12)
@@ -118,7 +108,7 @@ def test_logpdf_is_the_shifted_laplace_beyond_the_last_edge():
     x = np.array([0.0, 0.7, 3.0])
     got = mech.logpdf(x, 1.5)
     assert got[0] == -np.inf
-    assert np.allclose(got[1:], dpbook.laplace.laplace_logpdf(x[1:] + 0.4, 1.5, 2.0))
+    assert np.allclose(got[1:], dpbook.laplace.Laplace(2.0).logpdf(x[1:] + 0.4, 1.5))
 
 
 def test_translated_ramp_as_a_step_function_verifies_to_theorem_4_1():
@@ -178,13 +168,13 @@ def test_optimal_postprocessing_attains_the_proposition_5_bound():
 
 @pytest.fixture(scope="module")
 def coarse_lp():
-    return min_bias_postprocessing(1.0, x_range=(-6.0, 12.0), cell=0.25, q_max=24.0, q_step=0.5, tame=None,
+    return min_bias_postprocessing(scale=1.0, x_range=(-6.0, 12.0), cell=0.25, q_max=24.0, q_step=0.5, tame=None,
                                    check_step=0.005)
 
 
 @pytest.fixture(scope="module")
 def fine_lp():
-    return min_bias_postprocessing(1.0, x_range=(-6.0, 12.0), cell=0.2, q_max=24.0, q_step=0.02)
+    return min_bias_postprocessing(scale=1.0, x_range=(-6.0, 12.0), cell=0.2, q_max=24.0, q_step=0.02)
 
 
 def _independent_worst_bias(mech, q_max=40.0, n=40001):
@@ -226,19 +216,19 @@ def test_dp_bias_lower_bound_is_the_best_integer_step():
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: step_bias(0.0, [0.0], [0.0], 0.0, -1.0), "scale"),
-        (lambda: step_bias(0.0, [1.0, 0.0], [0.0, 0.0], 0.0, 1.0), "edges"),
-        (lambda: step_bias(0.0, [0.0], [0.0, 1.0], 0.0, 1.0), "values"),
-        (lambda: step_bias(0.0, [0.0], [-1.0], 0.0, 1.0), "values"),
-        (lambda: step_bias(0.0, [0.0], [0.0], 1.0, 1.0), "shift"),
-        (lambda: step_bias(np.nan, [0.0], [0.0], 0.0, 1.0), "q"),
+        (lambda: StepPostProcessed(-1.0, [0.0], [0.0], 0.0).bias(0.0), "scale"),
+        (lambda: StepPostProcessed(1.0, [1.0, 0.0], [0.0, 0.0], 0.0).bias(0.0), "edges"),
+        (lambda: StepPostProcessed(1.0, [0.0], [0.0, 1.0], 0.0).bias(0.0), "values"),
+        (lambda: StepPostProcessed(1.0, [0.0], [-1.0], 0.0).bias(0.0), "values"),
+        (lambda: StepPostProcessed(1.0, [0.0], [0.0], 1.0).bias(0.0), "shift"),
+        (lambda: StepPostProcessed(1.0, [0.0], [0.0], 0.0).bias(np.nan), "q"),
         (lambda: verify_bias("ramp"), "mech"),
         (lambda: verify_bias(optimal_postprocessing(1.0), q_max=0.5), "q_max"),
         (lambda: verify_bias(optimal_postprocessing(1.0), step=0.0), "step"),
-        (lambda: min_bias_postprocessing(1.0, x_range=(1.0, 0.0)), "lower"),
-        (lambda: min_bias_postprocessing(1.0, x_range=(0.0, np.inf)), "x_range"),
-        (lambda: min_bias_postprocessing(1.0, cell=0.0), "cell"),
-        (lambda: min_bias_postprocessing(1.0, q_step=-1.0), "q_step"),
+        (lambda: min_bias_postprocessing(scale=1.0, x_range=(1.0, 0.0)), "lower"),
+        (lambda: min_bias_postprocessing(scale=1.0, x_range=(0.0, np.inf)), "x_range"),
+        (lambda: min_bias_postprocessing(scale=1.0, cell=0.0), "cell"),
+        (lambda: min_bias_postprocessing(scale=1.0, q_step=-1.0), "q_step"),
         (lambda: optimal_postprocessing(0.0), "scale"),
         (lambda: dp_bias_lower_bound(0.0, 1.0), "epsilon"),
         (lambda: dp_bias_lower_bound(1.0, np.inf), "sensitivity"),

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from scipy import integrate, optimize, stats
 
 import dpbook
-from dpbook.laplace import laplace_pdf
+from dpbook.laplace import Laplace
 
 FAST = settings(max_examples=40, deadline=None)
 QUAD = dict(epsabs=0.0, epsrel=1e-13, limit=200)
@@ -15,8 +15,8 @@ def ramp_mean_by_quad(q, b, a):
     """E max(q + L_b - a, 0) = ∫_a^∞ (x - a) f_q(x) dx, with f_q's factor at the nearer end pulled out."""
     if q <= a:  # f_q(x) = f_q(a) e^{-(x-a)/b} on [a, ∞)
         val = integrate.quad(lambda s: s * np.exp(-s / b), 0, np.inf, **QUAD)[0]
-        return val * laplace_pdf(a, q, b)
-    f = lambda x: (x - a) * laplace_pdf(x, q, b)
+        return val * Laplace(b).pdf(a, q)
+    f = lambda x: (x - a) * Laplace(b).pdf(x, q)
     return integrate.quad(f, a, q, points=[max(a, q - b)], **QUAD)[0] + integrate.quad(f, q, np.inf, **QUAD)[0]
 
 
@@ -148,11 +148,11 @@ def test_postprocessed_against_own_quad(q):
     b = 1.5
     phi = softplus(0.4, 0.3)
     gen = dpbook.PostProcessed(b, phi)
-    f = lambda x: phi(x) * laplace_pdf(x, q, b)
+    f = lambda x: phi(x) * Laplace(b).pdf(x, q)
     m = sum(integrate.quad(f, lo, hi, **QUAD)[0] for lo, hi in [(-np.inf, q), (q, np.inf)])
     assert np.isclose(gen.mean(q), m, rtol=1e-10)
     assert np.isclose(gen.bias(q), m - q, rtol=1e-9, atol=1e-12 * q)
-    g = lambda x: (phi(x) - m) ** 2 * laplace_pdf(x, q, b)
+    g = lambda x: (phi(x) - m) ** 2 * Laplace(b).pdf(x, q)
     v = sum(integrate.quad(g, lo, hi, **QUAD)[0] for lo, hi in [(-np.inf, q), (q, np.inf)])
     assert np.isclose(gen.variance(q), v, rtol=1e-9)
     assert np.isclose(gen.mse(q), v + (m - q) ** 2, rtol=1e-9)

@@ -33,7 +33,7 @@ def test_laplace_bias_closed_form(b, t):
 def test_laplace_agrees_with_truncated(b, t):
     q = t * b
     r = dpbook.Restricted(stats.laplace(scale=b))
-    tr = dpbook.Truncated(b, 0.0, np.inf)
+    tr = dpbook.Truncated(b, lower=0.0, upper=np.inf)
     assert np.isclose(r.variance(q), tr.variance(q), rtol=1e-10)
     assert np.isclose(r.mse(q), tr.mse(q), rtol=1e-10)
     assert np.isclose(r.bias(q), tr.bias(q), rtol=1e-10, atol=0)
@@ -77,7 +77,7 @@ def test_gaussian_far_tail():
 
 def test_small_probabilities_keep_relative_accuracy():
     b = 1.0
-    r, tr = dpbook.Restricted(stats.laplace(scale=b)), dpbook.Truncated(b, 0.0, np.inf)
+    r, tr = dpbook.Restricted(stats.laplace(scale=b)), dpbook.Truncated(b, lower=0.0, upper=np.inf)
     for x, q in [(1e-9, 0.0), (1e-9, 5.0), (1e-300, 1.0), (0.3, 600.0)]:
         assert isinstance(r.cdf(x, q), float)
         assert np.isclose(r.cdf(x, q), tr.cdf(x, q), rtol=1e-10, atol=0)
@@ -86,7 +86,7 @@ def test_small_probabilities_keep_relative_accuracy():
 def test_true_value_below_zero():
     """q < 0 (outside the domain) still works: the law of Ŷ_q is then a far-tail conditional."""
     b = 1.0
-    r, tr = dpbook.Restricted(stats.laplace(scale=b)), dpbook.Truncated(b, 0.0, np.inf)
+    r, tr = dpbook.Restricted(stats.laplace(scale=b)), dpbook.Truncated(b, lower=0.0, upper=np.inf)
     for q in [-0.5, -5.0, -50.0]:
         assert np.isclose(r.bias(q), tr.bias(q), rtol=1e-10)
         assert np.isclose(r.variance(q), tr.variance(q), rtol=1e-10)

@@ -1,19 +1,40 @@
-"""The built site, tested as a reader would see it: every page in headless Chromium, with no network.
+"""The built site, tested as a reader sees it: every page in headless Chromium, with no network.
 
 The site (``_build/html``, or ``$DPBOOK_SITE_DIR``) is served on 127.0.0.1 and every page of the book
-is loaded in Debian's Chromium through its chromedriver.  For each page the test asserts that
+is loaded in Debian's Chromium through its chromedriver, at 1280 px and then at 400 px wide.  Once
+MathJax has typeset the page, each page is checked for (each kind of problem is named as below, and
+reported with its page and a snippet):
 
-- no request leaves localhost (every request is logged through the DevTools performance log, and
-  the browser resolves no other host, so a page that needs the network also breaks visibly);
-- no JavaScript error or failed load is reported (console level SEVERE);
-- MathJax has typeset everything: no ``$$``, ``\\(``, ``\\[`` or ``\\begin`` is left in the text
-  outside code;
-- every ``<img>`` has loaded (``naturalWidth > 0``);
-- every widget snapshot is rendered: each widget-view script is preceded by the widget DOM the
-  HTML manager builds, holding the default figure as a loaded image;
+``markup``
+    the visible text outside math and code holds no leftover markup: no ``$`` (math that was not
+    parsed), no ``{cite:p}``/``{prf:ref}``/``{numref}``-style roles, no directive fences (```````,
+    ``:::``) or option lines (``:label:``), no TeX commands (``\\varphi``, ``\\(``, ``\\begin``),
+    no pipe-table rows (``| a | b |``, ``|---|``), no unresolved ``??`` references;
+``equation-1280`` / ``equation-400``
+    every display equation fits the text column at 1280 px (its rendered width is not over its
+    container's), and at 400 px an equation wider than the column scrolls (``overflow-x: auto`` on
+    its ``mjx-container``) instead of being cut; solutions and dropdowns are opened for this;
+``overflow-400``
+    at 400 px nothing else makes the text column scroll sideways;
+``alt``
+    every ``<img>`` (figures and widget images) has alt text saying what it shows: not empty, not
+    a file name like ``1f2e3d.png``, not a generic word;
+``requests``
+    every request succeeds (no HTTP status >= 400, no failed load; from the DevTools performance
+    log) and none leaves localhost (the browser resolves no other host);
+``javascript``
+    no JavaScript error (console level SEVERE);
+``mathjax`` / ``images`` / ``widgets``
+    MathJax finished, every image loaded, every widget snapshot is rendered with its figure;
+``axe``
+    axe-core (fetched by the build into ``_offline/axe/``, injected by this test only) finds no
+    violation of impact "serious" or "critical".
 
-and saves a screenshot under ``_build/screenshots/``.  Further tests check the JupyterLite site
-(built, with the dpbook wheel and every notebook) and the status page's execution times.
+Each check is shown to fail on a deliberately broken page (``test_check_flags_broken_page``), and to
+pass on a clean one.  Screenshots (1280 px and 400 px) are saved under ``_build/screenshots/`` with
+each page's problems as JSON beside them.  Further tests open every chapter in the JupyterLite lab
+(its MyST blocks render, the install cell and the wheel are there), and check the status page's
+execution times.
 
 Without a built site, or without Chromium, the tests skip — unless ``DPBOOK_SITE_TEST=required``
 (set by ``.ci/run`` after the build), in which case they fail.
@@ -21,7 +42,9 @@ Without a built site, or without Chromium, the tests skip — unless ``DPBOOK_SI
 
 from __future__ import annotations
 
+import base64
 import functools
+import glob
 import http.server
 import json
 import os
@@ -32,7 +55,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -48,7 +71,27 @@ PER_CHAPTER_BUDGET = 60.0
 PAGE_TIMEOUT = 60.0
 #: how long a page may take to settle (MathJax typeset, widgets rendered)
 SETTLE_TIMEOUT = 20.0
-RAW_TEX = ("$$", "\\(", "\\)", "\\[", "\\begin{")
+WIDE, NARROW = 1280, 400
+AXE_IMPACTS = {"serious", "critical"}
+#: the install cell every chapter starts with (see tests/test_launch.py), and the lite site's own
+LITE_INSTALL_MARK = "%pip install -q dpbook"
+
+#: leftover markup in the visible text outside math and code: (what it is, pattern)
+MARKUP = [
+    ("a $ (math that was not parsed)", r"\$"),
+    ("a MyST role", r"\{(?:[a-z][\w-]*:[\w:-]+|ref|numref|eq|doc|term|download|abbr|index|math|sub|sup"
+                    r"|glue|cite|exercise|solution)\}"),
+    ("a directive fence", r"`{3,}|:{3,}"),
+    ("a directive option line", r"(?<![\w:]):(?:label|class|name|nonumber|numbered|enumerated|dropdown|"
+                                r"open|width|height|align|alt|figwidth|figclass|caption|tags):(?=\s|$)"),
+    ("a TeX command", r"\\(?:[A-Za-z]+|[()\[\]{}])"),
+    ("a pipe-table row", r"\|\s*:?-{3,}:?\s*\||\|[^|\n]{1,80}\|[^|\n]{1,80}\|"),
+    ("an unresolved reference ??", r"\?\?"),
+]
+_MARKUP_RE = [(what, re.compile(rx)) for what, rx in MARKUP]
+#: alt texts that say nothing about an image
+_GENERIC_ALT = {"", "image", "img", "figure", "fig", "output", "plot", "chart", "graph", "picture", "png",
+                "svg", "jpg", "jpeg", "gif", "untitled", "none", "alt", "todo"}
 
 
 def _unavailable(reason):
@@ -70,6 +113,13 @@ def _pages():
 PAGES = _pages()
 
 
+def _book_notebooks():
+    """The notebooks the site was built from (jupyter-book copies each source to ``_sources/``)."""
+    if not (SITE / "_sources").is_dir():
+        return []
+    return sorted(p.relative_to(SITE / "_sources").as_posix() for p in (SITE / "_sources").rglob("*.ipynb"))
+
+
 @pytest.fixture(scope="module")
 def site():
     if not (SITE / "index.html").is_file():
@@ -82,13 +132,17 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def _serve(directory):
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd, url = _serve(site)
+    yield url
     httpd.shutdown()
     httpd.server_close()
 
@@ -102,7 +156,7 @@ def _chromium():
 
 
 @pytest.fixture(scope="module")
-def browser(server):
+def browser():
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -116,7 +170,8 @@ def browser(server):
     opts.binary_location = binary
     for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--disable-dev-shm-usage", "--window-size=1280,1000", f"--user-data-dir={profile}",
+                "--disable-dev-shm-usage", f"--window-size={WIDE},1000", f"--user-data-dir={profile}",
+                "--hide-scrollbars",
                 # resolve no host but this one: the site must work with no network at all
                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"):
         opts.add_argument(arg)
@@ -133,8 +188,24 @@ def browser(server):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def _find_axe():
+    """axe-core's ``axe.min.js``, as fetched by the build (``_offline/axe/`` of the site or its cache)."""
+    candidates = [SITE / "_offline" / "axe" / "axe.min.js",
+                  *sorted(Path(p) for p in glob.glob(str(SITE.parent / ".offline-cache" / "*" / "site"
+                                                         / "_offline" / "axe" / "axe.min.js")))]
+    return next((p for p in candidates if p.is_file()), None)
+
+
+@pytest.fixture(scope="module")
+def axe_source():
+    path = _find_axe()
+    if path is None:
+        _unavailable("axe-core is not fetched: build the site (the build fetches it into _offline/axe/)")
+    return path.read_text(encoding="utf-8")
+
+
 # Waits until the page is complete, MathJax (if the page loads it) has typeset, and every widget
-# snapshot has been rendered with its images loaded; then reports what the assertions need.
+# snapshot has been rendered with its images loaded; then reports what the checks need.
 _SETTLE_JS = r"""
 const done = arguments[arguments.length - 1];
 const t0 = Date.now(), limit = arguments[0] * 1000;
@@ -149,17 +220,10 @@ const rendered = (s) => {
 document.querySelectorAll('img[loading="lazy"]').forEach(i => { i.loading = 'eager'; });
 let mathjax = 'absent';
 function report() {
-  const skip = 'pre, code, script, style, textarea, mjx-container, .highlight';
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  const texts = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.parentElement && !n.parentElement.closest(skip)) texts.push(n.textContent);
-  }
   done({
     mathjax: mathjax,
-    text: texts.join(' '),
     images: Array.from(document.images).map(i => ({src: i.currentSrc || i.src,
-      ok: i.complete && i.naturalWidth > 0})),
+      alt: i.getAttribute('alt'), ok: i.complete && i.naturalWidth > 0})),
     views: views().map((s, k) => ({index: k, rendered: rendered(s)})),
     title: document.title,
   });
@@ -186,19 +250,226 @@ function poll() {
 poll();
 """
 
+# The visible text outside math and code, one line per block element (so a line of leftover
+# markup starts a line), after opening every collapsed solution and dropdown.
+_TEXT_JS = r"""
+document.querySelectorAll('details').forEach(d => { d.open = true; });
+document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+const skip = 'pre, code, kbd, samp, script, style, noscript, template, textarea, mjx-container, .MathJax, '
+  + '.highlight, .headerlink, .widget-subarea';
+const block = 'p, li, td, th, dt, dd, h1, h2, h3, h4, h5, h6, div, section, caption, figcaption, '
+  + 'summary, blockquote, aside, nav, header, footer, article, main, body';
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const out = [];
+let last = null;
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  const el = n.parentElement;
+  if (!el || el.closest(skip)) continue;
+  const b = el.closest(block);
+  if (b !== last) { out.push('\n'); last = b; }
+  out.push(n.textContent);
+}
+return out.join('');
+"""
 
-def _requests(perf_log):
-    urls = []
+# Every display equation: its width against its container's, and whether it scrolls.
+_EQUATIONS_JS = r"""
+const items = (c) => {
+  try { const m = MathJax.startup.document.getMathItemsWithin(c); return m.length ? m[0].math : ''; }
+  catch (e) { return ''; }
+};
+return Array.from(document.querySelectorAll('mjx-container[display="true"]')).map((c, k) => {
+  if (c.getClientRects().length === 0) return null;
+  const parent = c.parentElement;
+  const avail = Math.min(c.clientWidth, parent ? parent.clientWidth : c.clientWidth);
+  const inner = c.firstElementChild;
+  const width = Math.max(c.scrollWidth, inner ? Math.ceil(inner.getBoundingClientRect().width) : 0);
+  return {index: k, tex: (items(c) || c.textContent).trim().slice(0, 120), width: width, avail: avail,
+          overflow: getComputedStyle(c).overflowX};
+}).filter(e => e !== null);
+"""
+
+# At 400 px: the outermost elements that stick out of the text column without a scrolling box
+# of their own (the column itself scrolls sideways then).
+_OVERFLOW_JS = r"""
+const art = document.querySelector('.bd-article') || document.querySelector('main') || document.body;
+const ar = art.getBoundingClientRect();
+const scroller = (el) => ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(el).overflowX);
+const out = [], reported = [];
+for (const el of art.querySelectorAll('*')) {
+  if (el.getClientRects().length === 0 || el.closest('mjx-container')) continue;
+  if (reported.some(r => r.contains(el))) continue;
+  let s = el.parentElement, inside = false;
+  while (s && s !== art) { if (scroller(s)) { inside = true; break; } s = s.parentElement; }
+  if (inside) continue;
+  const r = el.getBoundingClientRect();
+  if (r.right > ar.right + 2 && r.width > 0) {
+    reported.push(el);
+    out.push('<' + el.tagName.toLowerCase() + (el.className && typeof el.className === 'string'
+      ? ' class="' + el.className + '"' : '') + '> ' + Math.round(r.right - ar.left) + ' px wide in a '
+      + Math.round(ar.width) + ' px column: ' + (el.textContent || '').trim().slice(0, 80));
+    if (out.length >= 5) break;
+  }
+}
+return out;
+"""
+
+_AXE_JS = r"""
+const done = arguments[arguments.length - 1];
+axe.run(document, {resultTypes: ['violations']}).then(
+  (r) => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
+                              impact: n.impact}))}))),
+  (e) => done({error: String(e)}));
+"""
+
+
+def _snippet(text, i, j, width=60):
+    return " ".join(text[max(0, i - width): j + width].split())
+
+
+def markup_problems(text):
+    """Leftover markup in the visible ``text`` outside math and code: ``[what: snippet]``."""
+    out = []
+    for what, rx in _MARKUP_RE:
+        for m in rx.finditer(text):
+            out.append(f"{what} {m.group(0)!r}: …{_snippet(text, m.start(), m.end())}…")
+    return out
+
+
+def alt_problem(alt, src):
+    """Why the alt text ``alt`` of the image at ``src`` says nothing (``None`` when it does)."""
+    text = " ".join((alt or "").split())
+    name = urlsplit(src).path.rsplit("/", 1)[-1]
+    if alt is None:
+        return "no alt attribute"
+    if text.lower().rstrip(".") in _GENERIC_ALT:
+        return "empty alt text" if not text else f"generic alt text {text!r}"
+    if text == src or text.rsplit("/", 1)[-1] == name:
+        return f"its file name as alt text {text!r}"
+    if re.fullmatch(r"[\w./\\-]*\.(png|jpe?g|svg|gif|webp)", text, flags=re.I) or re.fullmatch(
+            r"[0-9a-f]{8,}", text, flags=re.I):
+        return f"a file name or hash as alt text {text!r}"
+    if re.fullmatch(r"<(Figure|matplotlib|IPython)[^>]*>", text):
+        return f"a Python repr as alt text {text!r}"
+    return None
+
+
+def _network(perf_log, origin):
+    """Requests off ``origin``, and failed requests (status >= 400 or load failure)."""
+    urls, remote, failed = {}, set(), []
     for entry in perf_log:
         message = json.loads(entry["message"])["message"]
-        if message.get("method") == "Network.requestWillBeSent":
-            urls.append(message["params"]["request"]["url"])
-    return urls
+        method, params = message.get("method"), message.get("params", {})
+        if method == "Network.requestWillBeSent":
+            url = params["request"]["url"]
+            urls[params["requestId"]] = url
+            scheme = urlsplit(url).scheme
+            if not (url.startswith(origin + "/") or scheme in {"data", "blob", "about"}):
+                remote.add(url)
+        elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
+            failed.append(f"HTTP {params['response']['status']} {params['response']['url']}")
+        elif method == "Network.loadingFailed" and not (
+                params.get("canceled") and params.get("errorText") == "net::ERR_ABORTED"):
+            failed.append(f"{params.get('errorText')} {urls.get(params['requestId'], params['requestId'])}")
+    return sorted(remote), sorted(set(failed))
 
 
-def _is_local(url, origin):
-    scheme = urlsplit(url).scheme
-    return url.startswith(origin + "/") or scheme in {"data", "blob", "about"}
+def _settle_frames(driver):
+    driver.execute_async_script(
+        "const d = arguments[arguments.length - 1];"
+        "requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(d, 50)));")
+
+
+def inspect_page(driver, url, axe_source=None, static_html=None, shots=None):
+    """Load ``url`` at 1280 px, then at 400 px, and return its problems as ``{kind: [message]}``.
+
+    ``static_html`` (the page's HTML source) tells how many widget snapshots it holds; ``shots``
+    is the stem of the screenshots to save (none without it).
+    """
+    driver.set_window_size(WIDE, 1000)
+    driver.get_log("performance")
+    driver.get_log("browser")
+    t0 = time.perf_counter()
+    driver.get(url)
+    state = driver.execute_async_script(_SETTLE_JS, SETTLE_TIMEOUT)
+    t_settle = time.perf_counter()
+    problems = {}
+
+    def add(kind, items):
+        if items:
+            problems.setdefault(kind, []).extend(items)
+
+    if shots is not None:
+        driver.save_screenshot(f"{shots}.png")
+        for k, widget in enumerate(driver.find_elements("css selector", ".widget-subarea")):
+            widget.screenshot(f"{shots}__widget{k}.png")
+    if state["mathjax"] not in {"absent", "typeset"}:
+        add("mathjax", [f"MathJax {state['mathjax']}"])
+    add("images", [f"did not load: {img['src'][:120]}" for img in state["images"] if not img["ok"]])
+    for img in state["images"]:
+        why = alt_problem(img["alt"], img["src"])
+        if why:
+            add("alt", [f"{why}: {img['src'][:120]}"])
+    if static_html is not None:
+        n_views = static_html.count('type="application/vnd.jupyter.widget-view+json"')
+        unrendered = [v["index"] for v in state["views"] if not v["rendered"]]
+        if unrendered or len(state["views"]) != n_views:
+            add("widgets", [f"widget snapshots not rendered with their figure: #{unrendered} of {n_views}"])
+
+    add("markup", markup_problems(driver.execute_script(_TEXT_JS)))
+    _settle_frames(driver)
+    for eq in driver.execute_script(_EQUATIONS_JS):
+        if eq["width"] > eq["avail"] + 1:
+            add(f"equation-{WIDE}", [f"display equation #{eq['index']} is {eq['width']} px wide in a "
+                                     f"{eq['avail']} px column: {eq['tex']}"])
+
+    driver.set_window_size(NARROW, 900)
+    _settle_frames(driver)
+    for eq in driver.execute_script(_EQUATIONS_JS):
+        if eq["width"] > eq["avail"] + 1 and eq["overflow"] not in {"auto", "scroll"}:
+            add(f"equation-{NARROW}", [f"display equation #{eq['index']} ({eq['width']} px) is cut in a "
+                                       f"{eq['avail']} px column (overflow-x: {eq['overflow']}): {eq['tex']}"])
+    add(f"overflow-{NARROW}", driver.execute_script(_OVERFLOW_JS))
+    if shots is not None:
+        driver.execute_script("document.querySelectorAll('details').forEach(d => { d.open = false; });")
+        driver.save_screenshot(f"{shots}__{NARROW}.png")
+    driver.set_window_size(WIDE, 1000)
+    t_checks = time.perf_counter()
+
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+    remote, failed = _network(driver.get_log("performance"), origin)
+    add("requests", [f"off localhost: {u}" for u in remote] + failed)
+    add("javascript", [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"])
+    # axe last, once the page's own requests are read: its CSSOM preload fetches the theme's
+    # `@import "../basic.css"` against the page's URL (a 404 of axe's, not of the page)
+    if axe_source is not None:
+        driver.execute_script(axe_source)
+        violations = driver.execute_async_script(_AXE_JS)
+        if isinstance(violations, dict):
+            add("axe", [f"axe-core failed: {violations['error']}"])
+        else:
+            for v in violations:
+                nodes = [n for n in v["nodes"] if (n["impact"] or v["impact"]) in AXE_IMPACTS]
+                if nodes:
+                    add("axe", [f"{v['id']} ({v['impact']}, {len(nodes)} nodes): {v['help']}; e.g. "
+                                + "; ".join(f"{n['target']} {n['html']}" for n in nodes[:2])])
+                    problems.setdefault("_axe_nodes", []).append(len(nodes))
+    problems["_seconds"] = {"load": round(t_settle - t0, 2), "checks": round(t_checks - t_settle, 2),
+                            "axe": round(time.perf_counter() - t_checks, 2)}
+    return problems
+
+
+def _format(page, problems):
+    lines = [f"{page}:"]
+    for kind, items in sorted(problems.items()):
+        if kind.startswith("_"):
+            continue
+        lines.append(f"  [{kind}] {len(items)}")
+        lines.extend(f"    - {item}" for item in items[:12])
+        if len(items) > 12:
+            lines.append(f"    … and {len(items) - 12} more")
+    return "\n".join(lines)
 
 
 def test_site_has_pages(site):
@@ -207,46 +478,215 @@ def test_site_has_pages(site):
 
 
 @pytest.mark.parametrize("page", PAGES or ["<no site>"])
-def test_page_renders_offline(page, site, server, browser):
-    browser.get_log("performance")
-    browser.get_log("browser")
-    browser.get(f"{server}/{page}")
-    state = browser.execute_async_script(_SETTLE_JS, SETTLE_TIMEOUT)
+def test_page_as_a_reader_sees_it(page, site, server, browser, axe_source):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    stem = page.removesuffix(".html").replace("/", "__")
-    browser.save_screenshot(str(SCREENSHOTS / f"{stem}.png"))
-    for k, widget in enumerate(browser.find_elements("css selector", ".widget-subarea")):
-        widget.screenshot(str(SCREENSHOTS / f"{stem}__widget{k}.png"))
-    requests = _requests(browser.get_log("performance"))
-    console = browser.get_log("browser")
+    stem = SCREENSHOTS / page.removesuffix(".html").replace("/", "__")
+    problems = inspect_page(browser, f"{server}/{page}", axe_source,
+                            static_html=(site / page).read_text(encoding="utf-8"), shots=str(stem))
+    # every view moves: its first control is moved and another precomputed frame must show
+    from widget_probe import probe_views, view_states
 
+    browser.set_window_size(1280, 1000)
+    for k, state in enumerate(view_states(browser)):
+        narrow = [c["label"] for c in state["controls"] if c["kind"] == "slider" and c["track"] < 50]
+        if narrow:
+            problems.setdefault("widgets-move", []).append(f"view {k}: sliders without a track {narrow}")
+    for k, report in enumerate(probe_views(browser)):
+        if report["changed"] is False:
+            problems.setdefault("widgets-move", []).append(
+                f"view {k} ({report['figure']}): moving its control ({report['moved']}) changed nothing")
+    Path(f"{stem}.problems.json").write_text(json.dumps(problems, indent=1))
+    assert not {k for k in problems if not k.startswith("_")}, _format(page, problems)
+
+
+# ----------------------------------------------------------------------------------------------
+# Each check, shown to fail on a deliberately broken page (and to pass on a clean one).
+
+_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>{head}
+<style>body {{ margin: 0; }} main {{ max-width: 700px; padding: 8px; }}
+mjx-container[display="true"] {{ display: block; }}
+mjx-math {{ display: inline-block; }}</style></head>
+<body><main class="bd-article"><h1>{title}</h1>{body}</main></body></html>
+"""
+
+BROKEN_BODY = r"""
+<p>The mechanism is $x$-private.</p>
+<p>As shown by {cite:p}<code>liu2019</code>, clamping is biased.</p>
+<p>| a | b |
+|---|---|
+| 1 | 2 |</p>
+<p>The ratio \varphi is bounded.</p>
+<p>See Theorem ?? for the proof.</p>
+<div><p>```{prf:theorem}</p><p>:label: thm-broken</p><p>:::</p></div>
+<mjx-container class="MathJax" jax="CHTML" display="true" id="too-wide"
+  style="overflow: visible"><mjx-math style="width: 2000px">wide</mjx-math></mjx-container>
+<mjx-container class="MathJax" jax="CHTML" display="true" id="cut-at-400"
+  style="overflow: visible"><mjx-math style="width: 600px">medium</mjx-math></mjx-container>
+<img src="plot.png" width="40" height="40">
+<img src="plot.png" alt="1f2e3d4c5b6a7980.png" width="40" height="40">
+<p style="color: #c8c8c8; background: #ffffff">Text too pale to read.</p>
+<div class="wide-box" style="width: 900px">A box wider than a phone's screen.</div>
+"""
+BROKEN_HEAD = '<link rel="stylesheet" href="missing.css">'
+
+CLEAN_BODY = r"""
+<p>The mechanism is <em>ε</em>-private (see Theorem 3.1 and Liu, 2019).</p>
+<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>
+<mjx-container class="MathJax" jax="CHTML" display="true"
+  style="overflow-x: auto; max-width: 100%"><mjx-math style="width: 600px">medium</mjx-math></mjx-container>
+<img src="plot.png" alt="The bias of clamping against the true count, for three scales" width="40" height="40">
+"""
+
+#: (kind, what the report must name): one per deliberate fault of the broken page
+BROKEN_FAULTS = [
+    ("markup", "$"),
+    ("markup", "{cite:p}"),
+    ("markup", "|---|"),
+    ("markup", "| a | b |"),
+    ("markup", "\\varphi"),
+    ("markup", "??"),
+    ("markup", "```"),
+    ("markup", ":label:"),
+    ("markup", ":::"),
+    (f"equation-{WIDE}", "2000 px"),
+    (f"equation-{NARROW}", "(600 px) is cut"),
+    (f"overflow-{NARROW}", "wide-box"),
+    ("alt", "no alt attribute"),
+    ("alt", "1f2e3d4c5b6a7980.png"),
+    ("requests", "HTTP 404"),
+    ("requests", "missing.css"),
+    ("javascript", "missing.css"),
+    ("axe", "image-alt"),
+    ("axe", "color-contrast"),
+]
+
+
+@pytest.fixture(scope="module")
+def test_pages(tmp_path_factory):
+    root = tmp_path_factory.mktemp("broken-site")
+    (root / "plot.png").write_bytes(_PNG)
+    (root / "broken.html").write_text(_PAGE.format(title="Broken", head=BROKEN_HEAD, body=BROKEN_BODY))
+    (root / "clean.html").write_text(_PAGE.format(title="Clean", head="", body=CLEAN_BODY))
+    httpd, url = _serve(root)
+    yield url
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def broken_report(test_pages, browser, axe_source):
+    return inspect_page(browser, f"{test_pages}/broken.html", axe_source)
+
+
+@pytest.mark.parametrize("kind, needle", BROKEN_FAULTS, ids=[f"{k}:{n}" for k, n in BROKEN_FAULTS])
+def test_check_flags_broken_page(kind, needle, broken_report):
+    found = broken_report.get(kind, [])
+    assert any(needle in item for item in found), \
+        f"the {kind} check missed {needle!r} on the broken page; it reported {found}"
+
+
+def test_checks_pass_a_clean_page(test_pages, browser, axe_source):
+    problems = inspect_page(browser, f"{test_pages}/clean.html", axe_source)
+    assert not {k for k in problems if not k.startswith("_")}, _format("clean.html", problems)
+
+
+# ----------------------------------------------------------------------------------------------
+# JupyterLite: the lab, offline (only its Pyodide kernel needs the network).
+
+_LITE_JS = r"""
+const done = arguments[arguments.length - 1];
+const t0 = Date.now(), limit = arguments[0] * 1000;
+const nb = () => document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+let last = '', stable = 0;
+function poll() {
+  const root = nb();
+  const cells = root ? root.querySelectorAll('.jp-Cell') : [];
+  const md = root ? Array.from(root.querySelectorAll('.jp-MarkdownCell')) : [];
+  const code = root ? root.querySelectorAll('.jp-CodeCell') : [];
+  // every markdown cell rendered by jupyterlab-myst (its output is a .myst widget), every editor
+  // drawn, and nothing changed for a second
+  const ready = cells.length > 0 && md.every(c => { const r = c.querySelector('.myst'); return r && r.querySelector('*'); })
+    && root.querySelectorAll('.jp-CodeCell .cm-content').length === code.length;
+  const sig = cells.length + ':' + (root ? root.querySelectorAll('.myst *').length : 0);
+  stable = (ready && sig === last) ? stable + 1 : 0;
+  last = sig;
+  if (stable < 5 && Date.now() - t0 < limit) return setTimeout(poll, 200);
+  if (!root) return done({cells: 0});
+  // the rendered text of each markdown cell, outside math and code
+  const rendered = md.map(c => {
+    const r = c.querySelector('.myst');
+    if (!r) return '(not rendered) ' + c.textContent;
+    const clone = r.cloneNode(true);
+    clone.querySelectorAll('pre, code, .math, mjx-container, .MathJax, .katex, math, script, style')
+      .forEach(e => e.remove());
+    return clone.textContent;
+  });
+  const sources = Array.from(root.querySelectorAll('.jp-CodeCell .cm-content'))
+    .slice(0, 3).map(c => Array.from(c.querySelectorAll('.cm-line')).map(l => l.textContent).join('\n'));
+  const count = (sel) => root.querySelectorAll(sel).length;
+  const tab = document.querySelector('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel');
+  done({cells: cells.length, markdown: rendered, code: sources, tab: tab ? tab.textContent : null,
+        // jupyterlab-myst's blocks: {prf:*} directives, {exercise}, admonitions
+        theorems: count('.myst-proof'), exercises: count('.myst-exercise'),
+        admonitions: count('.myst-admonition'),
+        // what jupyterlab-myst shows for a citation or reference it cannot resolve
+        unresolved: Array.from(root.querySelectorAll('[title*="Not Found"], [title*="not found"]'))
+          .map(e => e.textContent.trim().slice(0, 80))});
+}
+poll();
+"""
+
+
+_FORGET_JS = r"""
+const done = arguments[arguments.length - 1];
+localStorage.clear();
+sessionStorage.clear();
+indexedDB.databases().then(dbs => Promise.all(dbs.map(db => new Promise(ok => {
+  const req = indexedDB.deleteDatabase(db.name);
+  req.onsuccess = req.onerror = req.onblocked = () => ok();
+})))).then(() => done(true), () => done(false));
+"""
+
+
+def _notebook_blocks(nb_path):
+    """How many theorem-like, exercise and admonition directives the notebook's markdown holds."""
+    nb = json.loads(nb_path.read_text(encoding="utf-8"))
+    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    return {"theorems": len(re.findall(r"^(?:`{3,}|:{3,})\{prf:[a-z]+\}", text, re.M)),
+            "exercises": len(re.findall(r"^(?:`{3,}|:{3,})\{exercise", text, re.M)),
+            "admonitions": len(re.findall(r"^(?:`{3,}|:{3,})\{(?:note|tip|warning|important|caution|"
+                                          r"admonition|hint|seealso|attention|danger|error)\}", text, re.M))}
+
+
+@pytest.mark.parametrize("notebook", _book_notebooks() or ["<no site>"])
+def test_lite_lab_renders_the_chapter(notebook, site, server, browser):
+    lite = site / "lite" / "files" / notebook
+    if not lite.is_file():
+        pytest.fail(f"{notebook} is not in the lite site")
+    browser.set_window_size(WIDE, 1000)
+    # a fresh lab: JupyterLite keeps its workspace (the chapters opened before) in the browser
+    browser.get(f"{server}/index.html")
+    browser.execute_async_script(_FORGET_JS)
+    browser.get(f"{server}/lite/lab/index.html?path={quote(notebook)}")
+    state = browser.execute_async_script(_LITE_JS, 40)
+    assert state["cells"] > 0, f"the lite lab did not open {notebook}"
+    # the lab restores the chapters opened before; the one read must be this one
+    assert state["tab"] == notebook.rsplit("/", 1)[-1], f"the lab shows {state['tab']!r}, not {notebook}"
     problems = []
-    remote = sorted({u for u in requests if not _is_local(u, server)})
-    if remote:
-        problems.append(f"requests off localhost: {remote}")
-    errors = [e["message"] for e in console if e["level"] == "SEVERE"]
-    if errors:
-        problems.append(f"JavaScript errors / failed loads: {errors}")
-    if state["mathjax"] not in {"absent", "typeset"}:
-        problems.append(f"MathJax {state['mathjax']}")
-    raw = {tex: state["text"][max(0, i - 60): i + 60]
-           for tex in RAW_TEX if (i := state["text"].find(tex)) >= 0}
-    if raw:
-        problems.append(f"TeX left untypeset: {raw}")
-    broken = [img["src"][:120] for img in state["images"] if not img["ok"]]
-    if broken:
-        problems.append(f"images that did not load: {broken}")
-    n_views = (site / page).read_text(encoding="utf-8").count(
-        'type="application/vnd.jupyter.widget-view+json"')
-    unrendered = [v["index"] for v in state["views"] if not v["rendered"]]
-    if unrendered or len(state["views"]) != n_views:
-        problems.append(f"widget snapshots not rendered with their figure: #{unrendered} of {n_views}")
-    assert not problems, f"{page}:\n  " + "\n  ".join(problems)
-
-
-def _book_notebooks():
-    """The notebooks the site was built from (jupyter-book copies each source to ``_sources/``)."""
-    return sorted(p.relative_to(SITE / "_sources").as_posix() for p in (SITE / "_sources").rglob("*.ipynb"))
+    for k, text in enumerate(state["markdown"]):
+        problems.extend(f"markdown cell {k}: {item}" for item in markup_problems(text))
+    problems.extend(f"unresolved in the lite lab: {text!r}" for text in state["unresolved"])
+    if not any(LITE_INSTALL_MARK in c for c in state["code"]):
+        problems.append(f"no install cell ({LITE_INSTALL_MARK!r}) among the first code cells: {state['code']}")
+    expected = _notebook_blocks(lite)
+    for kind, n in expected.items():
+        if state[kind] != n:
+            problems.append(f"the notebook has {n} {kind} directives but {state[kind]} rendered as blocks")
+    assert not problems, f"lite/{notebook}:\n  " + "\n  ".join(problems[:30])
 
 
 def test_lite_site_ships_the_wheel_and_the_notebooks(site):
@@ -257,13 +697,19 @@ def test_lite_site_ships_the_wheel_and_the_notebooks(site):
     assert any("pypi/all.json" in u for u in config.get("litePluginSettings", {}).get(
         "@jupyterlite/pyodide-kernel-extension:kernel", {}).get("pipliteUrls", [])), \
         "the lite site does not index its own wheels"
+    assert "jupyterlab-myst" in config.get("federated_extensions", [{}]).__repr__(), \
+        "the lite site lacks the jupyterlab-myst extension (MyST markdown would show raw)"
     index = json.loads((lite / "pypi" / "all.json").read_text())
     assert "dpbook" in index, f"dpbook is not in the lite piplite index: {sorted(index)}"
     wheels = sorted((lite / "pypi").glob("dpbook-*-py3-none-any.whl"))
     assert wheels, "no pure-Python dpbook wheel in the lite site"
     with zipfile.ZipFile(wheels[-1]) as whl:
         names = set(whl.namelist())
-    assert {"dpbook/__init__.py", "dpbook/laplace.py", "dpbook/widgets/__init__.py"} <= names
+    for package in ("dpbook", "dpbook_book"):
+        modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / package).rglob("*.py")
+                   if "__pycache__" not in p.parts}
+        assert f"{package}/__init__.py" in names and modules <= names, \
+            f"the lite wheel lacks {sorted(modules - names) or package}"
     for nb in _book_notebooks():
         assert (lite / "files" / nb).is_file(), f"{nb} is not in the lite site"
 

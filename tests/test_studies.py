@@ -155,7 +155,7 @@ def test_consistent_tree_is_least_squares(seed, kh):
     H = design(k, h)
     y = rng.normal(size=H.shape[0]) * rng.uniform(0.1, 5)
     levels = np.split(y, np.cumsum([k**d for d in range(h)])[:-1])
-    out = consistent_tree(levels, k)
+    out = consistent_tree(levels, branching=k)
     fitted = H @ np.linalg.lstsq(H, y, rcond=None)[0]
     assert np.allclose(np.concatenate(out), fitted, atol=1e-10)
     for d in range(h - 1):
@@ -170,7 +170,7 @@ def test_consistent_tree_with_known_root_is_constrained_least_squares(seed, kh, 
     H = design(k, h)
     y = rng.normal(size=H.shape[0])
     levels = np.split(y, np.cumsum([k**d for d in range(h)])[:-1])
-    out = consistent_tree(levels, k, root=root)
+    out = consistent_tree(levels, branching=k, root=root)
     # leaves x = x0 + N t with 1'x = root; least squares over the non-root nodes
     L = H.shape[1]
     x0 = np.full(L, root / L)
@@ -184,16 +184,16 @@ def test_consistent_tree_with_known_root_is_constrained_least_squares(seed, kh, 
 def test_consistent_tree_fixed_point_and_batches():
     rng = np.random.default_rng(3)
     leaves = rng.dirichlet(np.ones(8), size=(5, 2))
-    true = tree_levels(leaves, 2)
+    true = tree_levels(leaves, branching=2)
     assert [lv.shape for lv in true] == [(5, 2, 1), (5, 2, 2), (5, 2, 4), (5, 2, 8)]
-    for a, b in zip(consistent_tree(true, 2), true):
+    for a, b in zip(consistent_tree(true, branching=2), true):
         assert np.allclose(a, b, atol=1e-14)
-    for a, b in zip(consistent_tree(true, 2, root=1.0), true):
+    for a, b in zip(consistent_tree(true, branching=2, root=1.0), true):
         assert np.allclose(a, b, atol=1e-14)
     # batches agree with one tree at a time
     noisy = [lv + rng.normal(size=lv.shape) for lv in true]
-    batch = consistent_tree(noisy, 2)
-    one = consistent_tree([lv[3, 1] for lv in noisy], 2)
+    batch = consistent_tree(noisy, branching=2)
+    one = consistent_tree([lv[3, 1] for lv in noisy], branching=2)
     for a, b in zip(batch, one):
         assert np.allclose(a[3, 1], b)
 
@@ -204,19 +204,19 @@ def test_tree_bad_input():
     with pytest.raises(ValueError, match="power"):
         tree_levels([0.2, 0.3, 0.5], branching=2)
     with pytest.raises(ValueError, match="levels"):
-        consistent_tree([[1.0], [0.5, 0.5, 0.0]], 2)
+        consistent_tree([[1.0], [0.5, 0.5, 0.0]], branching=2)
 
 
 def test_nonnegative_tree_footnote():
     # root 1; children (1.2, -0.2) -> (1, 0); leaves under the first child (0.7, 0.5) rescaled to 1
     tree = [np.array([1.0]), np.array([1.2, -0.2]), np.array([0.7, 0.5, -0.3, 0.1])]
-    out = nonnegative_tree(tree, 2)
+    out = nonnegative_tree(tree, branching=2)
     assert np.allclose(out[1], [1.0, 0.0])
     assert np.allclose(out[2], [0.7 / 1.2, 0.5 / 1.2, 0.0, 0.0])
     # a group under a positive parent with all members <= 0 is split equally
-    out = nonnegative_tree([np.array([1.0]), np.array([1.0, 0.0]), np.array([-0.1, 1.1, 0.1, -0.1])], 2)
+    out = nonnegative_tree([np.array([1.0]), np.array([1.0, 0.0]), np.array([-0.1, 1.1, 0.1, -0.1])], branching=2)
     assert np.allclose(out[2], [0.0, 1.0, 0.0, 0.0])
-    out = nonnegative_tree([np.array([1.0]), np.array([1.2, -0.2]), np.array([-0.1, -0.1, 0.1, -0.3])], 2)
+    out = nonnegative_tree([np.array([1.0]), np.array([1.2, -0.2]), np.array([-0.1, -0.1, 0.1, -0.3])], branching=2)
     assert np.allclose(out[2], [0.5, 0.5, 0.0, 0.0])
 
 
@@ -224,11 +224,11 @@ def test_nonnegative_tree_footnote():
 @given(st.integers(0, 10**6))
 def test_nonnegative_tree_keeps_nonnegative_trees_and_is_consistent(seed):
     rng = np.random.default_rng(seed)
-    true = tree_levels(rng.dirichlet(np.ones(8)), 2)
-    for a, b in zip(nonnegative_tree(true, 2), true):
+    true = tree_levels(rng.dirichlet(np.ones(8)), branching=2)
+    for a, b in zip(nonnegative_tree(true, branching=2), true):
         assert np.allclose(a, b)
-    noisy = consistent_tree([true[0]] + [lv + rng.normal(scale=0.3, size=lv.shape) for lv in true[1:]], 2, root=1.0)
-    out = nonnegative_tree(noisy, 2)
+    noisy = consistent_tree([true[0]] + [lv + rng.normal(scale=0.3, size=lv.shape) for lv in true[1:]], branching=2, root=1.0)
+    out = nonnegative_tree(noisy, branching=2)
     assert all((lv >= 0).all() for lv in out)
     for d in range(len(out) - 1):
         assert np.allclose(out[d], out[d + 1].reshape(-1, 2).sum(-1))
@@ -398,7 +398,7 @@ def test_wald_coverage_matches_simulation(kind, n, p, b):
     phat = rng.binomial(n, p, size=reps) / n
     x = phat if mech is None else mech.sample(phat, rng=rng)
     rate, _ = coverage(*wald_interval(x, n), p)
-    exact = wald_coverage(p, n, mech)
+    exact = wald_coverage(p, n, mechanism=mech)
     assert abs(rate - exact) < 5 * np.sqrt(exact * (1 - exact) / reps)
 
 
@@ -423,7 +423,7 @@ def test_consistent_tree_covariance_closed_forms_and_simulation():
     rng = np.random.default_rng(8)
     reps, b = 100_000, 0.7
     levels = [np.zeros((reps, 1))] + [rng.laplace(0, b, size=(reps, 2**d)) for d in (1, 2)]
-    out = np.concatenate(consistent_tree(levels, 2, root=0.0), axis=-1)
+    out = np.concatenate(consistent_tree(levels, branching=2, root=0.0), axis=-1)
     emp = np.cov(out[:, 1:], rowvar=False)
     se = np.sqrt((np.mean(out[:, 1:] ** 4, 0) - np.var(out[:, 1:], 0) ** 2) / reps)
     assert (np.abs(np.diag(emp) - 2 * b**2 * np.diag(C)[1:]) < 5 * se).all()

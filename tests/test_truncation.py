@@ -10,7 +10,7 @@ from scipy import integrate, stats
 
 import dpbook
 from interval_cases import close, setups
-from dpbook.truncation import truncated_ppf
+from dpbook.truncation import Truncated
 
 
 def pieces(f, lo, hi, q, b):
@@ -46,7 +46,7 @@ def reference(b, lo, hi, q, m0):
 @given(setups())
 def test_closed_forms_against_quadrature(setup):
     b, lo, hi, q = setup
-    mech = dpbook.Truncated(b, lo, hi)
+    mech = dpbook.Truncated(b, lower=lo, upper=hi)
     m0 = mech.mean(q)
     ref = reference(b, lo, hi, q, m0)
     close(mech.log_mass_kept(q), ref["log_mass"], atol=1e-12)
@@ -74,7 +74,7 @@ def test_liu_closed_forms_inside():
     q = np.linspace(lo, hi, 9)
     ea, eb = np.exp(-(q - lo) / b), np.exp(-(hi - q) / b)
     a, c = q - lo, hi - q
-    mech = dpbook.Truncated(b, lo, hi)
+    mech = dpbook.Truncated(b, lower=lo, upper=hi)
     n = 1 - ea / 2 - eb / 2
     assert np.allclose(mech.mass_kept(q), n, rtol=1e-13)
     assert np.allclose(mech.mean(q), q + ((a + b) * ea - (c + b) * eb) / (2 - ea - eb), rtol=1e-13, atol=1e-15)
@@ -83,7 +83,7 @@ def test_liu_closed_forms_inside():
 
 
 def test_outside_is_the_law_at_the_nearest_bound():
-    mech = dpbook.Truncated(1.3, -2.0, 4.0)
+    mech = dpbook.Truncated(1.3, lower=-2.0, upper=4.0)
     x = np.linspace(-2, 4, 13)
     for q, c in [(-60.0, -2.0), (-6500.0, -2.0), (70.0, 4.0)]:
         assert np.array_equal(mech.cdf(x, q), mech.cdf(x, c))
@@ -95,24 +95,24 @@ def test_outside_is_the_law_at_the_nearest_bound():
 
 def test_logpdf_integrates_to_one_and_matches_cdf():
     for lo, hi, q in [(0.0, math.inf, -40.0), (-1.0, 3.0, 0.5), (-math.inf, 2.0, 9.0), (-1.0, 3.0, -5000.0)]:
-        mech = dpbook.Truncated(0.9, lo, hi)
+        mech = dpbook.Truncated(0.9, lower=lo, upper=hi)
         dens = lambda x: math.exp(mech.logpdf(x, q))  # noqa: E731
         total = pieces(dens, lo, hi, min(max(q, lo), hi), 0.9)
         assert math.isclose(total, 1.0, rel_tol=1e-11)
         x = min(max(q, lo), hi) + (0.4 if q <= hi else -0.4)
         part = pieces(dens, lo, x, q, 0.9) if q <= hi else 1 - pieces(dens, x, hi, q, 0.9)
         assert math.isclose(mech.cdf(x, q), part, rel_tol=1e-10)
-    mech = dpbook.Truncated(1.0, 0.0, 1.0)
+    mech = dpbook.Truncated(1.0, lower=0.0, upper=1.0)
     assert mech.logpdf(-0.1, 0.5) == -np.inf and mech.logpdf(1.1, 0.5) == -np.inf
 
 
 def test_ppf_inverts_cdf():
     p = np.linspace(0, 1, 41)
     for lo, hi, q in [(0.0, math.inf, 0.0), (-1.0, 3.0, 0.2), (-math.inf, 2.0, 9.0), (-1.0, 1e-3, -1.0), (-math.inf, math.inf, 1.0)]:
-        x = truncated_ppf(p, q, 0.8, lo, hi)
+        x = Truncated(0.8, lower=lo, upper=hi).ppf(p, q)
         assert np.isclose(x[0], lo, rtol=0, atol=1e-13) and np.isclose(x[-1], hi, rtol=0, atol=1e-13)
         assert np.all(np.diff(x) > 0) and np.all((x >= lo) & (x <= hi))
-        assert np.allclose(dpbook.truncated_cdf(x[1:-1], q, 0.8, lo, hi), p[1:-1], rtol=1e-11, atol=1e-15)
+        assert np.allclose(dpbook.Truncated(0.8, lower=lo, upper=hi).cdf(x[1:-1], q), p[1:-1], rtol=1e-11, atol=1e-15)
 
 
 GRID = [(1.0, 0.0, math.inf, 0.0), (1.0, 0.0, math.inf, 3.0), (1.0, 0.0, math.inf, -50.0), (2.0, -1.0, 1.0, 0.3),
@@ -121,7 +121,7 @@ GRID = [(1.0, 0.0, math.inf, 0.0), (1.0, 0.0, math.inf, 3.0), (1.0, 0.0, math.in
 
 @pytest.mark.parametrize("b, lo, hi, q", GRID)
 def test_sampler_ks_and_mean(b, lo, hi, q):
-    mech = dpbook.Truncated(b, lo, hi)
+    mech = dpbook.Truncated(b, lower=lo, upper=hi)
     x = mech.sample(q, size=20000, rng=np.random.default_rng(7))
     assert np.all((x >= lo) & (x <= hi))
     assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-3
@@ -130,13 +130,13 @@ def test_sampler_ks_and_mean(b, lo, hi, q):
 
 
 def test_sampler_shapes_and_vector_q():
-    mech = dpbook.Truncated(1.0, -1.0, 2.0)
+    mech = dpbook.Truncated(1.0, lower=-1.0, upper=2.0)
     q = np.array([-100.0, 0.0, 50.0])
     x = mech.sample(q, size=(4000, 3), rng=np.random.default_rng(3))
     assert x.shape == (4000, 3)
     assert np.allclose(x.mean(axis=0), mech.mean(q), atol=5 * np.sqrt(mech.variance(q) / 4000))
     assert isinstance(mech.sample(0.5, rng=np.random.default_rng(0)), float)
-    assert dpbook.Truncated(1.0, -math.inf, math.inf).sample(0.0, size=10, rng=np.random.default_rng(0)).shape == (10,)
+    assert dpbook.Truncated(1.0, lower=-math.inf, upper=math.inf).sample(0.0, size=10, rng=np.random.default_rng(0)).shape == (10,)
 
 
 def test_quantile_by_piece_matches_quantile_per_point():
@@ -158,7 +158,7 @@ def test_quantile_by_piece_matches_quantile_per_point():
 
 
 def test_bad_inputs():
-    mech = dpbook.Truncated(1.0, 0.0, 1.0)
+    mech = dpbook.Truncated(1.0, lower=0.0, upper=1.0)
     for method in (mech.bias, mech.mean, mech.variance, mech.mse, mech.mass_kept, mech.log_mass_kept):
         with pytest.raises(ValueError, match="q"):
             method(np.nan)
@@ -169,4 +169,4 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="p"):
         mech.ppf(1.5, 0.5)
     with pytest.raises(ValueError, match="scale"):
-        dpbook.truncated_mean(0.0, 0.0)
+        dpbook.Truncated(0.0).mean(0.0)

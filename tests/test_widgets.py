@@ -1,7 +1,7 @@
 """Every interactive view of the book: registered, drawable at its defaults and at every control's extremes.
 
 Speed is not asserted here (timed unit tests are flaky on a shared machine): the widget benchmark,
-``benchmarks/bench_widgets.py``, measures every redraw against the 100 ms budget.
+``benchmarks/bench_widgets.py``, times every redraw as a ratio to a baseline figure drawn in the same run.
 """
 
 import matplotlib

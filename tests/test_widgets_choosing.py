@@ -54,7 +54,7 @@ def test_decision_table_follows_the_numbers():
 
 
 def test_draw_program_marks_the_grid():
-    res = dpbook.min_bias_postprocessing(1.0, x_range=(-4.0, 8.0), cell=0.5, q_max=16.0, q_step=1.0, tame=None)
+    res = dpbook.min_bias_postprocessing(scale=1.0, x_range=(-4.0, 8.0), cell=0.5, q_max=16.0, q_step=1.0, tame=None)
     fig = ch.draw_program(res, q_step=1.0)
     fig.canvas.draw()
     plt.close(fig)

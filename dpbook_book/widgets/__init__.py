@@ -2,18 +2,33 @@
 
 A *view* is a plain drawing function ``draw(**params) -> matplotlib.figure.Figure`` whose keyword
 defaults are the figure the printed book shows, registered with :func:`view` together with the
-controls a reader may move.  A chapter draws the static figure by calling the function (the
-fallback for readers without a kernel) and shows the live version with :func:`show`.  The widget
-benchmark times every registered function, so each redraw stays below 100 ms.
+controls a reader may move and the grid of their values the published page precomputes.  A chapter
+shows it with one cell, ``show(draw_xxx)``, captioned and named in the cell's ``mystnb.figure``
+metadata; :func:`show` returns a widget that
+
+- on the published page (no kernel), lets the reader move the controls over the grid: every figure
+  on the grid is drawn when the notebook executes, and the controls select among them in the browser
+  (ipywidgets ``Stack`` s whose ``selected_index`` follows each control's ``index`` by ``jsdlink``);
+- carries the figure at the defaults as ``image/png`` too, for readers without widgets and the PDF;
+- in a live kernel with ``show(..., live=True)``, moves in the controls' registered (finer) steps and
+  redraws through Python.
+
+Every redraw, the frames' included, goes through :class:`Redraw`: one kept figure whose artists are
+updated (:class:`dpbook_book.plotting.KeptFigure`), rendered to PNG once.  The widget benchmark,
+``benchmarks/bench_widgets.py``, times every view's redraw against a baseline figure.
 
 Controls are given as keyword arguments of :func:`view`:
 
-- ``(min, max, step)`` — a float slider (an int slider if all three are ints);
-- a list of options — a dropdown;
-- a bool — a checkbox.
+- ``(min, max, step)`` — a slider (an int slider if all three are ints);
+- a list of options (or ``(label, value)`` pairs) — a dropdown;
+- a bool — a checkbox;
 
-The views themselves live in one module per part of the book: ``bounded``, ``nonnegative``,
-``normalized`` and ``choosing``.  Nothing in :mod:`dpbook` imports this package.
+and ``grid={control: values}`` (``None`` for every option of a dropdown) says which controls the
+published page offers and at which values; the others stay at their defaults there.
+
+The views themselves live in one module per part of the book: ``bounded``, ``studies``,
+``nonnegative``, ``normalized``, ``choosing`` and ``peers``.  Nothing in :mod:`dpbook` imports this
+package.
 """
 
 from __future__ import annotations
@@ -25,22 +40,90 @@ from dataclasses import dataclass, field
 VIEWS: dict = {}
 
 
+#: For the site (the site extension writes it next to the widget manager and loads it after it): names
+#: every slider handle by its control's label.  The widget manager draws a slider's handle as a
+#: ``role="slider"`` element with no accessible name, and the label beside it is not tied to it.
+SLIDER_LABELS_JS = """\
+// Name each ipywidgets slider handle after its label (the widget manager leaves it unnamed).
+(function () {
+  function label() {
+    document.querySelectorAll('.widget-slider .noUi-handle:not([aria-label])').forEach(function (h) {
+      var text = h.closest('.widget-slider').querySelector('.widget-label');
+      if (text && text.textContent.trim()) h.setAttribute('aria-label', text.textContent.trim());
+    });
+  }
+  new MutationObserver(label).observe(document.documentElement, {childList: true, subtree: true});
+  label();
+})();
+"""
+
+#: the most frames one view may precompute for the static page (the product of its grid's sizes)
+MAX_FRAMES = 40
+
+#: how a control is labelled next to its slider (else by its parameter name)
+LABELS = {"epsilon": "ε", "sensitivity": "Δ", "alpha": "α", "rho": "ρ", "q": "q", "K": "K"}
+
+
 @dataclass(frozen=True)
 class View:
-    """A drawing function with its controls and its default parameters."""
+    """A drawing function with its controls, the grid of their values the static page precomputes, and its defaults."""
 
     name: str
     draw: object
     controls: dict = field(default_factory=dict)
+    grid: dict = field(default_factory=dict)
 
     @property
     def defaults(self):
         sig = inspect.signature(self.draw)
         return {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
 
+    @property
+    def summary(self):
+        """The first line of the drawing function's docstring, without markup (the frames' alt text starts with it)."""
+        doc = inspect.getdoc(self.draw) or self.name
+        return doc.split("\n\n")[0].replace("\n", " ").replace("``", "").replace("`", "").strip()
 
-def view(name=None, **controls):
-    """Register ``draw`` as an interactive view with the given controls (see the module docstring)."""
+    def frame_grid(self, **overrides):
+        """The values each gridded control takes on the static page, in slider order (``{name: tuple}``).
+
+        A gridded control whose starting value (its default or its override) is not on its grid gets
+        that value added, so the first frame shown is always the figure at the starting values.
+        """
+        params = {**self.defaults, **overrides}
+        out = {}
+        for key, values in self.grid.items():
+            values = list(values)
+            if params[key] not in values:
+                values = sorted([*values, params[key]]) if _numeric(values) else [*values, params[key]]
+            out[key] = tuple(values)
+        return out
+
+    def fixed(self):
+        """The controls the static page holds at their defaults (registered, but not on the grid)."""
+        return [k for k in self.controls if k not in self.grid]
+
+
+def _numeric(values):
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def _options(spec):
+    """The values a dropdown/checkbox control offers, with their labels: ``[(label, value)]``."""
+    if isinstance(spec, bool):
+        return [("off", False), ("on", True)]
+    if isinstance(spec, dict):
+        return list(spec.items())
+    return [o if isinstance(o, tuple) else (str(o), o) for o in spec]
+
+
+def view(name=None, grid=None, **controls):
+    """Register ``draw`` as an interactive view with the given controls (see the module docstring).
+
+    ``grid`` maps some controls to the values the static page precomputes (``None`` for all of a
+    dropdown's options); the static page offers only those controls, each as a slider over its grid
+    values, and holds the others at their defaults.  At most :data:`MAX_FRAMES` frames in all.
+    """
 
     def register(draw):
         key = name or draw.__name__
@@ -48,21 +131,50 @@ def view(name=None, **controls):
         missing = [c for c in controls if c not in defaults]
         if missing:
             raise ValueError(f"controls {missing} are not keyword parameters with defaults of {draw.__name__}")
-        VIEWS[key] = View(key, draw, dict(controls))
+        frames = {}
+        for c, values in (grid or {}).items():
+            if c not in controls:
+                raise ValueError(f"grid control {c!r} of {draw.__name__} is not one of its controls {sorted(controls)}")
+            spec = controls[c]
+            if values is None:
+                if not isinstance(spec, (bool, list, dict)):
+                    raise ValueError(f"grid of slider {c!r} of {draw.__name__} must list its values")
+                values = [v for _, v in _options(spec)]
+            elif not isinstance(spec, (bool, list, dict)):
+                lo, hi, _ = spec
+                if not all(lo <= v <= hi for v in values):
+                    raise ValueError(f"grid of {c!r} of {draw.__name__} leaves [{lo}, {hi}]: {values!r}")
+            frames[c] = tuple(values)
+        count = 1
+        for values in frames.values():
+            count *= len(values) + 1  # room for a starting value off the grid
+        if frames and count > 2 * MAX_FRAMES:
+            raise ValueError(f"grid of {draw.__name__} has too many frames: {count}")
+        VIEWS[key] = View(key, draw, dict(controls), frames)
         return draw
 
     return register
 
 
-def _control(label, spec, value):
+def _label(key):
+    return LABELS.get(key, key)
+
+
+def _format(value):
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def _live_control(key, spec, value):
+    """A control at the registered (fine) step, for :func:`show`'s ``live=True``."""
     import ipywidgets as w
 
     layout = w.Layout(width="auto")
     style = {"description_width": "initial"}
-    if isinstance(spec, bool):
-        return w.Checkbox(value=bool(value), description=label)
-    if isinstance(spec, (list, dict)):
-        return w.Dropdown(options=spec, value=value, description=label, style=style)
+    label = _label(key)
+    if isinstance(spec, (bool, list, dict)):
+        return w.Dropdown(options=_options(spec), value=value, description=label, style=style)
     lo, hi, step = spec
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi, step)):
         return w.IntSlider(value=value, min=lo, max=hi, step=step, description=label,
@@ -71,33 +183,182 @@ def _control(label, spec, value):
                          continuous_update=False, readout_format=".3g", style=style, layout=layout)
 
 
-def show(name_or_draw, **overrides):
-    """Build the live widget for a registered view: its controls above the redrawn figure.
+def _grid_control(key, spec, values, value):
+    """A control over a grid of values: its ``index`` selects the frame (a slider, or a dropdown for options)."""
+    import ipywidgets as w
 
-    ``overrides`` set the initial control values (else the drawing function's defaults).
+    style = {"description_width": "initial"}
+    if isinstance(spec, (bool, list, dict)):
+        labels = dict((v, lab) for lab, v in _options(spec))
+        options = [(labels.get(v, _format(v)), v) for v in values]
+        return w.Dropdown(options=options, value=value, description=_label(key), style=style)
+    options = [(_format(v), v) for v in values]
+    return w.SelectionSlider(options=options, value=value, description=_label(key), continuous_update=True,
+                             style=style, layout=w.Layout(width="min(100%, 420px)"))
+
+
+class Redraw:
+    """The live redraw of one view: one kept figure whose artists each redraw updates, rendered to PNG once.
+
+    ``png(**params)`` is what a live widget does when a control moves; the static page's frames are
+    made the same way, one after another on the same figure.  ``close()`` frees the figure.
+    """
+
+    def __init__(self, name_or_draw):
+        from dpbook_book.plotting import KeptFigure
+
+        self.view = _lookup(name_or_draw)
+        self.kept = KeptFigure(self.view.draw)
+
+    def figure(self, **params):
+        """The kept figure, updated to ``params`` (the view's defaults for the rest)."""
+        return self.kept.update(**{**self.view.defaults, **params})
+
+    def png(self, **params):
+        """One redraw: update the kept figure's artists, render it to PNG once (see :func:`render`)."""
+        return _png(lambda: self.figure(**params), close=False)
+
+    def close(self):
+        self.kept.close()
+
+
+def _png(make, close):
+    """PNG bytes of the figure ``make()`` returns, with the collector paused (see :func:`render`)."""
+    import gc
+    import io
+
+    import matplotlib.pyplot as plt
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        fig = make()
+        png = io.BytesIO()
+        try:
+            _share_mathtext(fig)
+            fig.savefig(png, format="png", pil_kwargs={"compress_level": 1})
+        finally:
+            if close:
+                plt.close(fig)
+    finally:
+        if collecting:
+            gc.enable()
+    return png.getvalue()
+
+
+def compact_png(png):
+    """``png`` with its colours reduced to a 256-colour palette: a third of the bytes, for embedded frames."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.open(io.BytesIO(png)).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(out, "png", optimize=True)
+    return out.getvalue()
+
+
+def _alt(v, params, keys):
+    values = ", ".join(f"{_label(k)} = {_format(params[k])}" for k in keys)
+    return f"{v.summary} ({values})" if values else v.summary
+
+
+def _img(png, alt):
+    import base64
+    import html
+
+    data = base64.b64encode(png).decode("ascii")
+    return (f'<img alt="{html.escape(alt, quote=True)}" src="data:image/png;base64,{data}" '
+            f'style="max-width: 100%; height: auto; display: block;">')
+
+
+def _view_widget_class():
+    import ipywidgets as w
+
+    class ViewWidget(w.VBox):
+        """A view as shown in a chapter: its controls above its frames, with a static PNG for non-widget readers."""
+
+        def __init__(self, children, png, text, **kwargs):
+            super().__init__(children, **kwargs)
+            self._png, self._text = png, text
+
+        def _repr_mimebundle_(self, **kwargs):
+            import base64
+
+            data = super()._repr_mimebundle_(**kwargs) or {}
+            data["image/png"] = base64.b64encode(self._png).decode("ascii")
+            data["text/plain"] = self._text
+            return data
+
+    return ViewWidget
+
+
+def show(name_or_draw, live=False, **overrides):
+    """Show a registered view in a chapter: its controls above its figure.
+
+    By default (``live=False``) every figure on the view's grid (:meth:`View.frame_grid`) is drawn now,
+    each as an image with alt text, and the controls select among them in the browser (each control's
+    ``index`` is linked to an ipywidgets ``Stack`` by ``jsdlink``), so the published page responds with
+    no kernel.  Two or more gridded controls nest the stacks: the first control picks among stacks, the
+    next one among the frames of each.  Controls off the grid are held at their values.  The frames are
+    drawn by :class:`Redraw` on one kept figure.
+
+    With ``live=True`` the controls move in their registered (finer) steps and a Python observer
+    redraws the one figure through :class:`Redraw` (a live kernel only).
+
+    ``overrides`` set the starting values (else the drawing function's defaults).  The returned widget
+    also carries the figure at the starting values as ``image/png`` (and a ``text/plain`` line), for
+    notebooks without widgets and the PDF.
     """
     import ipywidgets as w
-    from IPython.display import Image, display
 
     v = _lookup(name_or_draw)
+    unknown = [k for k in overrides if k not in v.defaults]
+    if unknown:
+        raise ValueError(f"{v.name} has no parameter {unknown[0]!r}")
     params = {**v.defaults, **overrides}
-    controls = {k: _control(k, spec, params[k]) for k, spec in v.controls.items()}
-    out = w.Output()
+    redraw = Redraw(v)
+    ViewWidget = _view_widget_class()
+    bar = w.Layout(display="flex", flex_flow="row wrap", align_items="center", grid_gap="4px 16px")
+    png = redraw.png(**params)
+    if live:
+        controls = {k: _live_control(k, spec, params[k]) for k, spec in v.controls.items()}
+        body = w.HTML(_img(png, _alt(v, params, list(controls))))
 
-    def redraw(_change=None):
-        kwargs = {**params, **{k: c.value for k, c in controls.items()}}
-        with out:
-            out.clear_output(wait=True)
-            display(Image(render(v, **kwargs)))
+        def update(_change=None):
+            now = {**params, **{k: c.value for k, c in controls.items()}}
+            body.value = _img(redraw.png(**now), _alt(v, now, list(controls)))
 
-    for c in controls.values():
-        c.observe(redraw, names="value")
-    redraw()
-    return w.VBox([w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")), out])
+        for c in controls.values():
+            c.observe(update, names="value")
+    else:
+        grid = v.frame_grid(**overrides)
+        controls = {k: _grid_control(k, v.controls[k], grid[k], params[k]) for k in grid}
+        try:
+            body = _stack(v, redraw, params, grid, list(grid), controls)
+        finally:
+            redraw.close()
+    children = [w.Box(list(controls.values()), layout=bar), body] if controls else [body]
+    text = f"{v.name}: {v.summary}"
+    shown = ViewWidget(children, png, text, layout=w.Layout(width="100%"))
+    shown.add_class("dpbook-view")
+    return shown
+
+
+def _stack(v, redraw, params, grid, keys, controls):
+    """The frames for every value of ``keys`` (nested stacks), the others as in ``params``."""
+    import ipywidgets as w
+
+    if not keys:
+        return w.HTML(_img(compact_png(redraw.png(**params)), _alt(v, params, list(grid))))
+    key, rest = keys[0], keys[1:]
+    children = [_stack(v, redraw, {**params, key: value}, grid, rest, controls) for value in grid[key]]
+    stack = w.Stack(children, selected_index=grid[key].index(params[key]))
+    w.jsdlink((controls[key], "index"), (stack, "selected_index"))
+    return stack
 
 
 def render(name_or_draw, **params):
-    """One redraw, as the live widget does it: draw the view, render it to PNG once, close it.
+    """One redraw from scratch: draw the view on a new figure, render it to PNG once, close it.
 
     Returns the PNG bytes.  The PNG is rendered at the figure's own size (the style's fixed margins
     fit it), not through the inline backend's ``bbox_inches="tight"``, which draws every figure twice,
@@ -105,27 +366,10 @@ def render(name_or_draw, **params):
     paused while the figure lives (and restored after): otherwise its tens of thousands of objects
     outlive young-generation collections, get promoted, and trigger a full collection of the whole
     kernel (60–200 ms) every dozen redraws; closed first, they are freed by the next young collection.
+    A live widget redraws faster through :class:`Redraw`, which keeps the figure.
     """
-    import gc
-    import io
-
-    import matplotlib.pyplot as plt
-
     v = _lookup(name_or_draw)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        fig = v.draw(**{**v.defaults, **params})
-        png = io.BytesIO()
-        try:
-            _share_mathtext(fig)
-            fig.savefig(png, format="png", pil_kwargs={"compress_level": 1})
-        finally:
-            plt.close(fig)
-    finally:
-        if collecting:
-            gc.enable()
-    return png.getvalue()
+    return _png(lambda: v.draw(**{**v.defaults, **params}), close=True)
 
 
 _MATHTEXT = []

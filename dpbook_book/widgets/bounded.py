@@ -6,7 +6,6 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 import dpbook
-from dpbook.laplace import laplace_logpdf
 from dpbook_book.plotting import COLORS, figure
 from dpbook.sensitivity import (
     covariance_sensitivity,
@@ -35,13 +34,15 @@ def _plain_log_labels(*axes):
         axis.set_minor_locator(NullLocator())
 
 
-@view(epsilon=(0.1, 3.0, 0.05), sensitivity=(0.1, 3.0, 0.1), q=(-3.0, 3.0, 0.1))
+@view(epsilon=(0.1, 3.0, 0.05), sensitivity=(0.1, 3.0, 0.1), q=(-3.0, 3.0, 0.1),
+      grid={"sensitivity": (0.5, 1.0, 2.0), "epsilon": (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0)})
 def draw_likelihood_ratio(epsilon=1.0, sensitivity=1.0, q=0.0):
     """Densities of ``q + L_b`` and ``q + Δ + L_b`` at ``b = Δ/ε`` and their log-ratio, within ``±ε``."""
     b = dpbook.laplace_scale(epsilon, sensitivity)
     q2 = q + sensitivity
     x = np.linspace(q - 4 * b - 1, q2 + 4 * b + 1, 801)
-    log_p, log_p2 = laplace_logpdf(x, q, b), laplace_logpdf(x, q2, b)
+    lap = dpbook.Laplace(b)
+    log_p, log_p2 = lap.logpdf(x, q), lap.logpdf(x, q2)
     fig, (ax1, ax2) = figure(ncols=2)
     ax1.plot(x, np.exp(log_p), color=COLORS["laplace"], label=r"$D$: $q + L_b$")
     ax1.plot(x, np.exp(log_p2), color=COLORS["bit"], ls="--", label=r"$D'$: $q + \Delta + L_b$")
@@ -62,13 +63,14 @@ _STATISTICS = {
 }
 
 
-@view(statistic=["mean", "variance", "covariance"], n=(3, 6, 1), relation=["substitution", "add_remove"])
+@view(statistic=["mean", "variance", "covariance"], n=(3, 6, 1), relation=["substitution", "add_remove"],
+      grid={"statistic": None, "relation": None, "n": (3, 4, 5, 6)})
 def draw_neighbour_changes(statistic="variance", n=5, relation="substitution"):
     """Histogram of ``|f(D) - f(D')|`` over every neighbouring pair of data sets on a grid in [0, 1]."""
     f, closed_form, pairs = _STATISTICS[statistic]
     grid = np.linspace(0.0, 1.0, 5)
     values = np.array([(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0), (0.5, 0.5)]) if pairs else grid
-    changes = neighbour_changes(f, values, n, relation)[0]
+    changes = neighbour_changes(f, values, n, relation=relation)[0]
     bound = closed_form(n)
     fig, ax = figure()
     counts, edges = np.histogram(changes, bins=np.linspace(0, 1.05 * bound, 43))
@@ -82,18 +84,19 @@ def draw_neighbour_changes(statistic="variance", n=5, relation="substitution"):
     return fig
 
 
-@view(lower=(-2.0, 0.0, 0.1), upper=(0.5, 3.0, 0.1), q=(-1.0, 2.0, 0.05), epsilon=(0.05, 3.0, 0.05))
+@view(lower=(-2.0, 0.0, 0.1), upper=(0.5, 3.0, 0.1), q=(-1.0, 2.0, 0.05), epsilon=(0.05, 3.0, 0.05),
+      grid={"epsilon": (0.5, 1.0, 2.0), "q": (-0.4, -0.2, 0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2)})
 def draw_bounded_laws(lower=0.0, upper=1.0, q=0.2, epsilon=2.0, sensitivity=0.5):
     """BIT and truncated Laplace laws on [l, u] at ``b = Δ/ε`` (point masses as stems) and their biases."""
     if not lower < upper:
         upper = lower + 0.5
     b = dpbook.laplace_scale(epsilon, sensitivity)
-    bit, trunc = dpbook.BIT(b, lower, upper), dpbook.Truncated(b, lower, upper)
+    bit, trunc = dpbook.BIT(b, lower=lower, upper=upper), dpbook.Truncated(b, lower=lower, upper=upper)
     x = np.linspace(lower, upper, 401)[1:-1]
     fig, (ax1, ax2) = figure(ncols=2, width=8.0)
     ax1.plot(x, np.exp(trunc.logpdf(x, q)), color=COLORS["truncated"], label="truncated")
     ax1.plot(x, np.exp(bit.logpdf(x, q)), color=COLORS["bit"], label="BIT (density part)")
-    p_lo, p_hi = bit.point_masses(q)
+    p_lo, p_hi = (bit.pmf(bit.lower, q), bit.pmf(bit.upper, q))
     ax1.vlines([lower, upper], 0, [p_lo, p_hi], color=COLORS["bit"], lw=3)
     ax1.plot([lower, upper], [p_lo, p_hi], "o", color=COLORS["bit"], label="BIT point masses")
     ax1.axvline(q, color=COLORS["simulation"], ls=":", lw=1, label="true value $q$")
@@ -110,7 +113,8 @@ def draw_bounded_laws(lower=0.0, upper=1.0, q=0.2, epsilon=2.0, sensitivity=0.5)
     return fig
 
 
-@view(epsilon=(0.1, 3.0, 0.1), position=(0.0, 0.5, 0.01), mechanism=["bit", "truncated"])
+@view(epsilon=(0.1, 3.0, 0.1), position=(0.0, 0.5, 0.01), mechanism=["bit", "truncated"],
+      grid={"mechanism": None, "position": (0.0, 0.05, 0.1, 0.2, 0.3, 0.5)})
 def draw_mse_rates(epsilon=1.0, position=0.1, mechanism="bit"):
     """MSE of a sanitized mean of data in [0, 1] against n (log-log), with Liu's bound 2b², b = 1/(nε)."""
     n = np.unique(np.geomspace(5, 5000, 60).astype(int))
@@ -118,7 +122,7 @@ def draw_mse_rates(epsilon=1.0, position=0.1, mechanism="bit"):
     mse = np.empty(n.size)
     for i, m in enumerate(n):
         b = dpbook.laplace_scale(epsilon, mean_sensitivity(0.0, 1.0, int(m)))
-        mech = dpbook.BIT(b, 0.0, 1.0) if mechanism == "bit" else dpbook.Truncated(b, 0.0, 1.0)
+        mech = dpbook.BIT(b, lower=0.0, upper=1.0) if mechanism == "bit" else dpbook.Truncated(b, lower=0.0, upper=1.0)
         mse[i] = mech.mse(position)
     bound = 2 * (1.0 / (n * epsilon)) ** 2
     ax.loglog(n, bound, color=COLORS["laplace"], ls="--", label=r"$2b^2$ (Laplace, Liu Prop. 2 bound)")

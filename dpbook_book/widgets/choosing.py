@@ -31,7 +31,8 @@ _STYLE = {
 }
 
 
-@view(epsilon=(0.2, 3.0, 0.1), domain=[(DOMAIN_LABELS[d], d) for d in DOMAINS], metric=list(METRICS))
+@view(epsilon=(0.2, 3.0, 0.1), domain=[(DOMAIN_LABELS[d], d) for d in DOMAINS], metric=list(METRICS),
+      grid={"domain": None, "metric": None, "epsilon": (0.5, 1.0, 2.0)})
 def draw_choosing(epsilon=1.0, domain=DOMAINS[0], metric="bias", sensitivity=None):
     """Bias, variance or MSE against the true value for every mechanism calibrated to the same ε."""
     if metric not in METRICS:
@@ -54,7 +55,8 @@ def draw_choosing(epsilon=1.0, domain=DOMAINS[0], metric="bias", sensitivity=Non
     return fig
 
 
-@view(threshold=(0.0, 3.0, 0.02), shift=(0.0, 0.8, 0.01))
+@view(threshold=(0.0, 3.0, 0.02), shift=(0.0, 0.8, 0.01),
+      grid={"shift": (0.0, 0.2785, 0.5), "threshold": (0.5, 0.75, 1.0, 1.2785, 1.5, 2.0, 2.5)})
 def draw_threshold_postprocessing(threshold=1.2785, shift=0.2785, scale=1.0):
     """The threshold post-processing ``φ(x) = (x - d) 1{x > a}`` and its exact bias, against Prop. 5's floor."""
     b = scale

@@ -13,7 +13,6 @@ import numpy as np
 from scipy import stats
 
 import dpbook
-from dpbook import _validation as check
 from dpbook_book.plotting import COLORS, figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
@@ -36,6 +35,17 @@ def _plain_log(*axes, subs=(1.0,)):
         axis.set_major_locator(LogLocator(base=10.0, subs=subs, numticks=8))
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         axis.set_minor_locator(NullLocator())
+
+
+def _number(name, value, positive=False):
+    """``value`` as a finite float, ``>= 0`` (``> 0`` if ``positive``), else a ValueError naming ``name``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(v) or v < 0 or (positive and v == 0):
+        raise ValueError(f"{name} must be a finite {'positive' if positive else 'nonnegative'} number, got {value!r}")
+    return v
 
 
 def _frozen(a):
@@ -88,18 +98,18 @@ def postprocessing_family(family, shift=0.35, width=0.5, slope=3.0, offset=0.1):
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-    a = check.nonnegative("shift", shift)
+    a = _number("shift", shift)
     if family == "ramp":
         return {"phi": lambda x: np.maximum(np.asarray(x, dtype=float), 0.0), "breakpoints": [0.0], "tail": (0.0, 0.0)}
     if family == "translated ramp":
         return {"phi": lambda x: np.maximum(np.asarray(x, dtype=float) - a, 0.0), "breakpoints": [a], "tail": (a, a)}
     if family == "softplus":
-        w = check.positive("width", width)
+        w = _number("width", width, positive=True)
         return {"phi": lambda x: w * np.logaddexp(0.0, (np.asarray(x, dtype=float) - a) / w), "breakpoints": [], "tail": None}
-    s = check.finite("slope", slope)
+    s = _number("slope", slope)
     if not s > 1:
         raise ValueError(f"slope must be > 1, got {slope!r}")
-    c = check.nonnegative("offset", offset)
+    c = _number("offset", offset)
     if c > a:
         raise ValueError(f"offset must be <= shift = {a!r}, got {offset!r}")
     x1 = max((s * a - c) / (s - 1), a)  # = a exactly when c = a (rounding could put it below)
@@ -112,7 +122,8 @@ def postprocessing_family(family, shift=0.35, width=0.5, slope=3.0, offset=0.1):
 
 
 # --- Chapter 6: clamping against restriction ---------------------------------------------------
-@view(epsilon=(0.1, 3.0, 0.05), sensitivity=(0.2, 3.0, 0.1), q=(0.0, 5.0, 0.1))
+@view(epsilon=(0.1, 3.0, 0.05), sensitivity=(0.2, 3.0, 0.1), q=(0.0, 5.0, 0.1),
+      grid={"epsilon": (0.5, 1.0, 2.0), "q": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)})
 def draw_nonnegative_bias(epsilon=1.0, sensitivity=1.0, q=1.0):
     """Bias of the ramp (BIT) and of restriction against q, and their ratio (9) (McGlinchey–Mason §3)."""
     b = dpbook.laplace_scale(epsilon, sensitivity)
@@ -141,7 +152,8 @@ def draw_nonnegative_bias(epsilon=1.0, sensitivity=1.0, q=1.0):
 
 
 # --- Chapter 7: the multiplicative mechanism ------------------------------------------------
-@view(K=(0.05, 2.0, 0.05), epsilon=(0.1, 3.0, 0.05))
+@view(K=(0.05, 2.0, 0.05), epsilon=(0.1, 3.0, 0.05),
+      grid={"K": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 2.0)})
 def draw_log_laplace(K=1.25, epsilon=1.0, n=20_000, seed=7):
     """Running mean of ``e^{L_b}`` (the release ``Q e^{L_b}`` over ``Q``), ``b = K/ε``, and the relative bias.
 
@@ -179,7 +191,7 @@ def draw_log_laplace(K=1.25, epsilon=1.0, n=20_000, seed=7):
 
 
 # --- Chapter 8: translated ramps --------------------------------------------------------------
-@view(alpha=(0.0, 1.0, 0.01))
+@view(alpha=(0.0, 1.0, 0.01), grid={"alpha": (0.0, 0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)})
 def draw_translated_ramp(alpha=0.35, scale=1.0):
     """The bias ``β_α(q)`` of the translated ramp and ``B(α)`` with Theorem 4.1's optimum marked."""
     b = scale
@@ -212,7 +224,7 @@ def draw_translated_ramp(alpha=0.35, scale=1.0):
 _BASES = {"laplace": stats.laplace(scale=1.0), "gaussian": stats.norm(scale=1.0)}
 
 
-@view(q=(0.0, 3.0, 0.05), base=list(_BASES))
+@view(q=(0.0, 3.0, 0.05), base=list(_BASES), grid={"base": None, "q": tuple(0.25 * k for k in range(13))})
 def draw_quantile_coupling(q=0.5, base="laplace"):
     """The quantile coupling of Prop. 6: ``u ↦ Y_q(u)`` and ``u ↦ Ŷ_q(u)`` with the region ``S_q``."""
     if base not in _BASES:
@@ -262,7 +274,8 @@ def _family_bias(family, shift, width, slope, offset, scale, q_max):
 
 
 @view(family=list(FAMILIES), shift=(0.0, 2.0, 0.001), width=(0.05, 2.0, 0.05), slope=(1.1, 6.0, 0.01),
-      offset=(0.0, 0.5, 0.001))
+      offset=(0.0, 0.5, 0.001),
+      grid={"family": ("piecewise linear", "translated ramp", "softplus"), "shift": (0.25, 0.5, 0.75, 1.0, 1.2353, 1.5, 2.0)})
 def draw_postprocessing_bias(family="piecewise linear", shift=1.2353, width=0.5, slope=3.3426, offset=0.074,
                              scale=1.0, q_max=6.0):
     """The bias curve of a post-processed Laplace release ``φ(q + L_b)``, its ``B(φ)``, and ``b W(1/e)``.

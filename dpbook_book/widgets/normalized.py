@@ -39,7 +39,8 @@ EPS_GRID = tuple(float(e) for e in np.round(np.linspace(0.05, 3.0, 24), 4))
 
 
 # --- Chapter 10: why normalization leaks -------------------------------------------------------
-@view(epsilon=(0.1, 3.0, 0.05), i=(0.1, 3.0, 0.1))
+@view(epsilon=(0.1, 3.0, 0.05), i=(0.1, 3.0, 0.1),
+      grid={"i": (0.5, 1.0, 2.0, 3.0), "epsilon": (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)})
 def draw_normalization_leak(epsilon=1.0, i=1.0):
     """Croft–Sack–Shi's motivating example (22)–(24): truncation to ``[0, ∞)`` at the fixed scale ``Δ/ε``.
 
@@ -78,10 +79,11 @@ def draw_normalization_leak(epsilon=1.0, i=1.0):
 @functools.lru_cache(maxsize=16)
 def _truncation_loss_curve(width):
     """The audited loss of truncation to ``[0, width]`` at ``b = Δ/ε`` (Δ = 1), for each ε of :data:`EPS_GRID`."""
-    return np.array([dpbook.privacy_loss(dpbook.Truncated(1.0 / e, 0.0, width), 1.0) for e in EPS_GRID])
+    return np.array([dpbook.privacy_loss(dpbook.Truncated(1.0 / e, lower=0.0, upper=width), 1.0) for e in EPS_GRID])
 
 
-@view(epsilon=(0.05, 3.0, 0.05), interval=list(WIDTHS))
+@view(epsilon=(0.05, 3.0, 0.05), interval=list(WIDTHS),
+      grid={"interval": None, "epsilon": (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)})
 def draw_true_epsilon(epsilon=1.0, interval="one-sided, [0, ∞)"):
     """The exact privacy loss of truncation at Liu's scale ``b = Δ/ε`` against the nominal ε.
 
@@ -92,7 +94,7 @@ def draw_true_epsilon(epsilon=1.0, interval="one-sided, [0, ∞)"):
     width = WIDTHS[interval]
     eps = np.array(EPS_GRID)
     loss = _truncation_loss_curve(width)
-    here = dpbook.privacy_loss(dpbook.Truncated(1.0 / epsilon, 0.0, width), 1.0)
+    here = dpbook.privacy_loss(dpbook.Truncated(1.0 / epsilon, lower=0.0, upper=width), 1.0)
     fig, ax = figure()
     ax.plot(eps, 2 * eps, color=COLORS["bound"], ls="--", label=r"McGlinchey–Mason Prop. 2: $2\varepsilon$")
     ax.plot(eps, loss, color=COLORS["truncated"], marker=".", label=rf"truncation to {interval}, exact loss")
@@ -112,7 +114,7 @@ def _scales(epsilon):
             dpbook.croft_uniform_scale(epsilon, 1.0, [(0.0, np.inf)]))
 
 
-@view(epsilon=(0.1, 3.0, 0.1))
+@view(epsilon=(0.1, 3.0, 0.1), grid={"epsilon": (0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0)})
 def draw_guarantee_vs_dp(epsilon=1.0):
     """The worst log-ratio between true values ``h`` apart against ``h``, for truncation to ``[0, ∞)``.
 
@@ -140,7 +142,7 @@ def draw_guarantee_vs_dp(epsilon=1.0):
 
 
 # --- Chapter 11: one infinite constraint --------------------------------------------------------
-@view(epsilon=(0.1, 3.0, 0.05))
+@view(epsilon=(0.1, 3.0, 0.05), grid={"epsilon": (0.25, 0.5, 1.0, 2.0, 3.0)})
 def draw_croft_scale(epsilon=1.0):
     """Croft–Sack–Shi's data-dependent scale (33) against the distance to the boundary (Δ = 1).
 
@@ -168,7 +170,8 @@ def draw_croft_scale(epsilon=1.0):
     return fig
 
 
-@view(epsilon=(0.1, 3.0, 0.05), q=(0.0, 5.0, 0.1))
+@view(epsilon=(0.1, 3.0, 0.05), q=(0.0, 5.0, 0.1),
+      grid={"epsilon": (0.5, 1.0, 2.0), "q": (0.0, 0.5, 1.0, 2.0, 3.0, 5.0)})
 def draw_croft_audit(epsilon=1.0, q=0.5, reach=200.0):
     """The log-likelihood ratio of Croft's release for the neighbours ``q`` and ``q + Δ`` (Δ = 1, ``l = 0``).
 
@@ -199,7 +202,8 @@ def draw_croft_audit(epsilon=1.0, q=0.5, reach=200.0):
     return fig
 
 
-@view(epsilon=(0.1, 3.0, 0.1), q=(0.0, 5.0, 0.1))
+@view(epsilon=(0.1, 3.0, 0.1), q=(0.0, 5.0, 0.1),
+      grid={"epsilon": (0.5, 1.0, 2.0), "q": (0.0, 0.5, 1.0, 2.0, 3.0, 5.0)})
 def draw_croft_comparison(epsilon=1.0, q=0.5):
     """MSE and bias against the true value for four releases on ``[0, ∞)`` at the same ε (Δ = 1).
 
@@ -239,7 +243,8 @@ def _clinic_scales(epsilon, sensitivity):
             tuple(dpbook.croft_lower_bounds(epsilon, sensitivity, CLINIC)))
 
 
-@view(epsilon=(0.1, 3.0, 0.05), sensitivity=(1.0, 14.0, 1.0), q=(0.0, 400.0, 1.0))
+@view(epsilon=(0.1, 3.0, 0.05), sensitivity=(1.0, 14.0, 1.0), q=(0.0, 400.0, 1.0),
+      grid={"sensitivity": (1.0, 7.0, 14.0), "q": (20.0, 62.0, 100.0, 190.0, 211.0, 300.0, 355.0, 390.0)})
 def draw_clinic(epsilon=1.0, sensitivity=7.0, q=190.0):
     """The clinic example: Croft's uniform scale on a union of open periods, and Theorem 2's lower bounds.
 
@@ -279,7 +284,8 @@ def draw_clinic(epsilon=1.0, sensitivity=7.0, q=190.0):
     return fig
 
 
-@view(epsilon=(0.1, 3.0, 0.05), n=(10, 500, 10))
+@view(epsilon=(0.1, 3.0, 0.05), n=(10, 500, 10),
+      grid={"n": (10, 50, 100, 500), "epsilon": (0.1, 0.25, 0.5, 1.0, 2.0, 3.0)})
 def draw_age_release(epsilon=0.5, n=100):
     """The mean age of ``n`` people aged 18 to 90 (``Δ = 72/n``): MSE against the true mean for three releases.
 
@@ -289,13 +295,13 @@ def draw_age_release(epsilon=0.5, n=100):
     lo, hi = AGE_BOUNDS
     delta = (hi - lo) / n
     b_croft = dpbook.croft_uniform_scale(epsilon, delta, [AGE_BOUNDS])
-    b_star = dpbook.truncated_scale(epsilon, delta, lo, hi)
+    b_star = dpbook.truncated_scale(epsilon, delta, lower=lo, upper=hi)
     q = np.linspace(lo, hi, 300)
     fig, ax = figure()
     for name, m, c, ls in (
-        (rf"truncation, Croft's uniform scale {b_croft / delta * epsilon:.3f}$\Delta/\varepsilon$", dpbook.Truncated(b_croft, lo, hi), COLORS["normalized"], "-."),
-        (rf"truncation, exact $\varepsilon$-DP scale {b_star / delta * epsilon:.3f}$\Delta/\varepsilon$", dpbook.Truncated(b_star, lo, hi), COLORS["truncated"], "-"),
-        (r"BIT, $\Delta/\varepsilon$", dpbook.BIT(dpbook.laplace_scale(epsilon, delta), lo, hi), COLORS["bit"], "-"),
+        (rf"truncation, Croft's uniform scale {b_croft / delta * epsilon:.3f}$\Delta/\varepsilon$", dpbook.Truncated(b_croft, lower=lo, upper=hi), COLORS["normalized"], "-."),
+        (rf"truncation, exact $\varepsilon$-DP scale {b_star / delta * epsilon:.3f}$\Delta/\varepsilon$", dpbook.Truncated(b_star, lower=lo, upper=hi), COLORS["truncated"], "-"),
+        (r"BIT, $\Delta/\varepsilon$", dpbook.BIT(dpbook.laplace_scale(epsilon, delta), lower=lo, upper=hi), COLORS["bit"], "-"),
     ):
         ax.plot(q, np.sqrt(m.mse(q)), color=c, ls=ls, label=name)
     ax.set_xlabel(r"true mean age $q$ (years)")

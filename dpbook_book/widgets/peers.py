@@ -20,7 +20,8 @@ __all__ = ["PEER_FAMILIES", "draw_peer_bias", "draw_lowest_bits"]
 PEER_FAMILIES = {"LaplaceTruncated": "bit", "LaplaceBoundedDomain": "truncated"}
 
 
-@view(family=list(PEER_FAMILIES), epsilon=(0.2, 3.0, 0.1), width=(1.0, 10.0, 0.5))
+@view(family=list(PEER_FAMILIES), epsilon=(0.2, 3.0, 0.1), width=(1.0, 10.0, 0.5),
+      grid={"family": None, "epsilon": (0.5, 1.0), "width": (1.0, 2.0, 4.0, 6.0, 10.0)})
 def draw_peer_bias(family="LaplaceBoundedDomain", epsilon=1.0, width=4.0):
     """diffprivlib's ``bias(q)`` against dpbook's for the same law, inside and outside ``[0, width]``.
 
@@ -52,7 +53,8 @@ def draw_peer_bias(family="LaplaceBoundedDomain", epsilon=1.0, width=4.0):
     return fig
 
 
-@view(q1=(0.0, 4.0, 0.25), q2=(0.0, 4.0, 0.25), scale=(0.25, 4.0, 0.25))
+@view(q1=(0.0, 4.0, 0.25), q2=(0.0, 4.0, 0.25), scale=(0.25, 4.0, 0.25),
+      grid={"scale": (0.5, 1.0, 2.0), "q2": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)})
 def draw_lowest_bits(q1=1.0, q2=2.0, scale=1.0, x0=0.25, draws=100_000, seed=16):
     """Where the last set bit of dpbook's BIT release sits, for outputs in ``[x0, 2 x0)``.
 
@@ -60,7 +62,7 @@ def draw_lowest_bits(q1=1.0, q2=2.0, scale=1.0, x0=0.25, draws=100_000, seed=16)
     the outputs in the binade ``[x0, 2 x0)`` whose lowest set bit is ``2^k``, for each ``k``.
     """
     rng = np.random.default_rng(seed)
-    mech = dpbook.BIT(scale, 0.0, np.inf)
+    mech = dpbook.BIT(scale, lower=0.0, upper=np.inf)
     fig, ax = figure()
     shares = []
     for q in (q1, q2):

@@ -47,12 +47,13 @@ def plot_bands(ax, x, releases, original, color, label, show_original=True):
     ax.minorticks_off()
 
 
-@view(n=(50, 800, 50), epsilon=(0.2, 5.0, 0.1), rho=[0.0, -0.5, 0.9], statistic=["corr", "var1", "var2"])
+@view(n=(50, 800, 50), epsilon=(0.2, 5.0, 0.1), rho=[0.0, -0.5, 0.9], statistic=["corr", "var1", "var2"],
+      grid={"statistic": None, "rho": None, "epsilon": (0.5, 1.0, 2.0)})
 def draw_covariance_release(n=100, epsilon=1.0, rho=0.9, statistic="corr", reps=150):
     """Histograms of BIT and truncated releases of ``s_1^2``, ``s_2^2`` or ``r`` for one data set."""
     rng = np.random.default_rng([int(n), int(round(100 * rho)) % 1000, 4])
     s = COVARIANCE_SETTINGS
-    x, lower, upper = clipped_bivariate_normal(int(n), rho, s["sd"], s["bound"], rng=rng)
+    x, lower, upper = clipped_bivariate_normal(int(n), rho, sd=s["sd"], bound=s["bound"], rng=rng)
     j = {"var1": 0, "var2": 1, "corr": 3}[statistic]
     edges = (-1.0, 1.0) if statistic == "corr" else (0.0, max_sample_variance(lower[j], upper[j], n))
     fig, ax = figure()
@@ -83,7 +84,7 @@ def _study2_metric(epsilon, method, kind, metric, reps, rng):
 
 
 @view(epsilon=(0.1, 5.0, 0.1), method=["rescale", "all_but_one", "tree"], kind=["bit", "truncated"],
-      metric=["bias", "rmse", "coverage"])
+      metric=["bias", "rmse", "coverage"], grid={"metric": None, "method": None, "kind": None})
 def draw_proportions_study(epsilon=0.5, method="rescale", kind="bit", metric="coverage", reps=1000):
     """Bias, RMSE or coverage of the 95% Wald interval of each released proportion against ``n``."""
     rng = np.random.default_rng(5)
@@ -108,7 +109,8 @@ def draw_proportions_study(epsilon=0.5, method="rescale", kind="bit", metric="co
     return fig
 
 
-@view(epsilon=(0.1, 5.0, 0.1), kind=["bit", "truncated"], releases=(2, 10, 1))
+@view(epsilon=(0.1, 5.0, 0.1), kind=["bit", "truncated"], releases=(2, 10, 1),
+      grid={"kind": None, "epsilon": (0.25, 0.5, 1.0), "releases": (2, 3, 5, 7, 10)})
 def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
     """Coverage of one release at ``ε`` against ``m`` releases at ``ε/m`` combined (re-scaling)."""
     rng = np.random.default_rng(6)

@@ -1,0 +1,492 @@
+"""Calibration: the noise scale that gives a mechanism a privacy target.
+
+One home for every scale of the book:
+
+* :func:`laplace_scale`: ``b = Δ/ε`` for the Laplace mechanism and its post-processings (BIT, the
+  translated ramps) (McGlinchey–Mason Prop. 1);
+* :func:`log_laplace_scale`: ``b = K/ε`` for the multiplicative mechanism (McGlinchey–Mason §3.1);
+* :func:`truncated_scale`: the smallest uniform scale for which truncation is ε-DP, from the exact
+  audit (:mod:`dpbook.privacy`);
+* Croft, Sack & Shi's scales: :func:`croft_boundary_scale` (their (32)), :func:`croft_scale` (their (33),
+  used by :class:`~dpbook.CroftLaplace`), :func:`croft_uniform_scale` (Section 4.2, used with
+  :class:`~dpbook.Normalized`), with :func:`croft_lower_bounds` and :func:`croft_table2` behind the
+  book's tables, and the validation of a feasible set (a union of intervals) they share with
+  :class:`~dpbook.Normalized`.  (:mod:`dpbook.normalization` re-exports them.)
+
+This module imports the auditor and the privacy interface, no mechanism module: the mechanisms may
+import it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from scipy import optimize, special
+
+from . import _validation as check
+from ._privacy_interface import corner_pairs, union_description
+from .mechanism import _float
+from .privacy import _best_of
+
+__all__ = ["croft_boundary_scale", "croft_lower_bounds", "croft_scale", "croft_table2", "croft_uniform_scale",
+           "laplace_scale", "log_laplace_scale", "truncated_scale"]
+
+#: ``y0 = -W(-1/(2e)) = 0.2319...``, the principal Lambert W value behind Croft's (32)
+_Y0 = float(-special.lambertw(-0.5 / math.e).real)
+#: Croft's (32) in units of ``Δ/ε``: ``-1/(W(-1/(2e)) e) = 1.585954...``
+_SIGMA1 = 1.0 / (math.e * _Y0)
+
+
+def _scale(name_eps, epsilon, name_size, size):
+    epsilon = check.positive(name_eps, epsilon)
+    size = check.positive(name_size, size)
+    b = size / epsilon
+    if not (math.isfinite(b) and b > 0):
+        raise ValueError(f"{name_size}/{name_eps} = {size!r}/{epsilon!r} is not a positive finite float")
+    return b
+
+
+def laplace_scale(epsilon, sensitivity):
+    """The scale ``b = Δ/ε`` that makes the Laplace mechanism ε-DP (McGlinchey–Mason Prop. 1).
+
+    >>> laplace_scale(0.5, 1.0)
+    2.0
+    """
+    return _scale("epsilon", epsilon, "sensitivity", sensitivity)
+
+
+def log_laplace_scale(epsilon, K):
+    """The scale ``b = K/ε`` of the log-Laplace mechanism (McGlinchey–Mason §3.1, assumption (10)).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ``ε > 0``.
+    K : float
+        The relative-change bound of assumption (10), ``K > 0``.
+
+    >>> log_laplace_scale(2.0, 0.5)
+    0.25
+    """
+    return _scale("epsilon", epsilon, "K", K)
+
+
+def one_sided_truncation_loss(t):
+    """``t + log(2 - e^{-t})``, the loss of one-sided truncation at ``t = Δ/b``, without cancellation.
+
+    ``log(2 - e^{-t}) = log1p(-expm1(-t))``: for ``t = 1e-16`` the naive form returns ``1e-16`` (the
+    ``1`` absorbs ``t``), the truth is ``2e-16``.
+    """
+    return t + math.log1p(-math.expm1(-t))
+
+
+def truncated_scale(epsilon, sensitivity, lower=0.0, upper=np.inf):
+    """The smallest uniform scale ``b`` for which ``Truncated(b, lower, upper)`` is ε-DP on ``[lower, upper]``.
+
+    Solves ``privacy_loss(Truncated(b, lower, upper), Δ) = ε`` with Brent's bracketing method.
+    One-sided (Liu Def. 2(a) with one infinite bound; McGlinchey–Mason eq. (8)) this is ``b = Δ/t``
+    with ``t + log(2 - e^{-t}) = ε``: ``1.612605 Δ/ε`` at ``ε = 1``, between Liu's ``Δ/ε`` (not
+    ε-DP) and McGlinchey–Mason's Cor. 1 ``2Δ/ε`` (ε-DP but loose).
+
+    The loss decreases strictly in ``b``, so the root is unique.  For ``l <= q1 < q2 <= u`` the
+    worst output is at ``l`` and the log-ratio is ``∫_{q1}^{q2} ψ'(q) dq`` with
+    ``ψ'(q) = (2/b) / (1 + R)``, ``R = (1 - e^{-A/b}) / (1 - e^{-B/b})``, ``A = q - l``, ``B = u - q``
+    (the other order is its mirror image).  With ``λ = 1/b``,
+    ``d log ψ'/dλ = (1/λ) [1 - R/(1 + R) (k(λA) - k(λB))] > 0`` where ``k(y) = y/(e^y - 1)`` lies in
+    ``(0, 1]``; so ``ψ'`` falls pointwise as ``b`` grows, hence every pair's loss and their supremum.
+    The bracket is ``[Δ/ε, 2Δ/ε]`` (halving the lower end while its loss is below ε): at ``2Δ/ε`` the
+    loss is at most ``ε`` by McGlinchey–Mason's Prop. 2 argument.  The root is found in ``t = Δ/b``
+    to a relative tolerance (so ``ε = 1e-15`` is solved as accurately as ``ε = 1``).
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ``ε > 0``.
+    sensitivity : float
+        ``Δ > 0``.
+    lower, upper : float
+        The truncation interval (either end may be infinite).
+
+    Returns
+    -------
+    float
+
+    >>> round(truncated_scale(1.0, 1.0), 6)
+    1.612605
+    """
+    epsilon = check.positive("epsilon", epsilon)
+    delta = check.positive("sensitivity", sensitivity)
+    lower, upper = check.bounds(lower, upper)
+    return _truncated_scale(epsilon, delta, lower, upper)
+
+
+@functools.lru_cache(maxsize=1024)
+def _truncated_scale(epsilon, delta, lower, upper):
+    if np.isinf(lower) and np.isinf(upper):
+        return _scale("epsilon", epsilon, "sensitivity", delta)
+    if np.isinf(lower) != np.isinf(upper):
+        # one-sided: the worst case is the corner pair, loss t + log(2 - e^{-t}) with t = Δ/b,
+        # increasing in t from 0, between ε/2 and ε; solved directly (tests check it against the audit)
+        t = optimize.brentq(lambda t: one_sided_truncation_loss(t) - epsilon, 0.5 * epsilon, epsilon,
+                            xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+        return _scale("epsilon", t, "sensitivity", delta)
+
+    def excess(t):  # in t = Δ/b: the loss increases with t
+        b = delta / t
+        desc = union_description(b, [lower], [upper], worst_pairs=corner_pairs((lower, upper)))
+        return _best_of(desc, desc.worst_pairs(lower, upper, delta), (-math.inf, math.inf)).epsilon - epsilon
+
+    hi = epsilon
+    lo = epsilon / 2
+    while excess(hi) < 0:  # a short interval needs less noise than Δ/ε
+        lo, hi = hi, 2 * hi
+    t = optimize.brentq(excess, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    return _scale("epsilon", t, "sensitivity", delta)
+
+
+# --------------------------------------------------------------------------------------------------
+# Croft, Sack & Shi (the feasible set, one infinite constraint, one scale for every q)
+
+def _allowed(allowed):
+    """Validate ``allowed`` and return it as sorted float arrays ``(lo, hi)``; touching pieces merge."""
+    try:
+        arr = np.array(allowed, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"allowed must be a list of (lo, hi) pairs, got {allowed!r}") from None
+    if arr.ndim == 1 and arr.shape == (2,):
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
+        raise ValueError(f"allowed must be a non-empty list of (lo, hi) pairs, got {allowed!r}")
+    if np.isnan(arr).any():
+        raise ValueError(f"allowed must not contain NaN, got {allowed!r}")
+    arr = arr[np.argsort(arr[:, 0], kind="stable")]
+    lo, hi = arr[:, 0], arr[:, 1]
+    if not (lo < hi).all():
+        raise ValueError(f"allowed needs lo < hi in every pair, got {allowed!r}")
+    if (lo[1:] < hi[:-1]).any():
+        raise ValueError(f"allowed pieces must be disjoint (they may touch), got {allowed!r}")
+    keep = np.r_[True, lo[1:] > hi[:-1]]
+    starts = lo[keep]
+    ends = hi[np.r_[keep[1:], True]]
+    return starts, ends
+
+
+def _eps_delta(epsilon, sensitivity):
+    return check.positive("epsilon", epsilon), check.positive("sensitivity", sensitivity)
+
+
+def croft_boundary_scale(epsilon, sensitivity):
+    """The scale at the boundary of a single infinite constraint: Croft, Sack & Shi, (32).
+
+    ``σ1 = -Δ / (W(-1/(2e)) e ε) = 1.585954 Δ/ε`` (principal Lambert W branch).
+
+    >>> round(croft_boundary_scale(1.0, 1.0), 6)
+    1.585954
+    """
+    epsilon, sensitivity = _eps_delta(epsilon, sensitivity)
+    return _SIGMA1 * (sensitivity / epsilon)
+
+
+def _log_minus_w(excess, branch):
+    """``ω = log(-W_k(-e^{-1-P}))`` for ``P = excess >= 0``: ``ω <= 0`` on the principal branch, ``>= 0`` on -1.
+
+    It solves ``e^ω - 1 - ω = P``; Newton's method on ``sign(ω) sqrt(2(e^ω - 1 - ω))``, which is smooth
+    with slope 1 through the branch point, keeps full precision there, where ``W`` itself has a
+    square-root singularity.
+    """
+    root = np.sqrt(2.0 * excess)
+    big = excess > 1.0
+    far = np.where(branch < 0, -(1.0 + excess), np.log1p(excess + np.log1p(excess)))
+    omega = np.where(big, far, np.where(branch < 0, -root, root))
+    target = np.where(branch < 0, -root, root)
+    for _ in range(50):
+        h = np.maximum(np.expm1(omega) - omega, 0.0)
+        g = np.copysign(np.sqrt(2.0 * h), omega)
+        tiny = np.abs(omega) < 1e-6
+        slope = np.where(tiny, 1.0 + omega / 3.0, np.expm1(omega) / np.where(tiny, 1.0, g))
+        step = (g - target) / slope
+        omega = omega - step
+        if (np.abs(step) <= 1e-15 * np.maximum(1.0, np.abs(omega))).all():
+            break
+    return omega
+
+
+def croft_scale(distance, epsilon, sensitivity):
+    """The data-dependent scale at ``distance >= 0`` from a single infinite constraint: Croft, Sack & Shi, (33).
+
+    With ``i = distance/Δ`` and ``σ1`` from :func:`croft_boundary_scale`, (33) reads
+    ``σ2 = -iΔ e^{iε} σ1 / (W_Z(-(2iΔ e^{-iε}/σ1) e^{-iΔ e^{-iε}/σ1}) e^{iε} σ1 + iΔ)``, the solution of
+    ``(σ2/σ1)(2 e^{iΔ/σ2} - 1) = e^{iε}`` (their (25) with ``ΔL1 = 0``, as an equality).  The principal
+    branch ``Z = 0`` applies for ``i <= 1/ε`` and the ``-1`` branch beyond (Theorem 1's proof); the
+    argument of ``W`` reaches ``-1/e`` exactly at ``i = 1/ε``, so the two pieces join smoothly.
+
+    Sign: the LaTeX of (33) carries the leading minus and, evaluated as above, is positive (its
+    denominator is negative); the paper's plain-text rendering drops every minus sign, and read that
+    way it gives the negative of the scale.  dpbook returns the positive scale, which satisfies the
+    defining equation above (tested).  It equals ``σ1`` at distance 0, decreases, is
+    ``(Δ/ε)/(1 + W(-1/(2e))) = 1.302 Δ/ε`` at distance ``Δ/ε`` and tends to ``Δ/ε``.  ``W`` is evaluated through ``log(-W)`` by
+    Newton's method so that the result keeps full precision at the branch switch.
+
+    >>> round(croft_scale(0.0, 1.0, 1.0), 6), round(croft_scale(1e6, 1.0, 1.0), 4)
+    (1.585954, 1.0)
+    """
+    epsilon, sensitivity = _eps_delta(epsilon, sensitivity)
+    distance = check.finite_array("distance", distance)
+    if (distance < 0).any():
+        raise ValueError(f"distance must be >= 0, got {distance!r}")
+    return _float(_croft_scale(distance, epsilon, sensitivity))
+
+
+def _croft_scale(distance, epsilon, sensitivity):
+    unit = sensitivity / epsilon
+    with np.errstate(over="ignore"):
+        s = np.asarray(distance / unit, dtype=float)
+    zero = s <= 1e-300  # σ1 to every digit there; the Newton path would divide by a subnormal's square root
+    # far from the boundary the defining equation reads s/x = s - y0 - log x + log1p(e^{-(s - 1 - log(x y0))})
+    # for x = scale/unit: a contraction (factor ~1/s), iterated from x = 1; it is x = 1 + y0/s + ... exactly
+    far = s > 40.0
+    s_far = np.where(far, s, 41.0)
+    x = np.ones_like(s_far)
+    for _ in range(60):
+        with np.errstate(invalid="ignore"):
+            new = s_far / (s_far - _Y0 - np.log(x) + np.log1p(np.exp(-(s_far - 1.0 - np.log(x * _Y0)))))
+        new = np.where(np.isfinite(s_far), new, 1.0)
+        done = np.all(np.abs(new - x) <= 1e-16 * x)
+        x = new
+        if done:
+            break
+    s = np.where(zero | far, 1.0, s)
+    near = np.abs(s - 1.0) < 0.5
+    h = np.where(near, np.log1p(np.where(near, s - 1.0, 0.0)) - (s - 1.0), np.log(s) + 1.0 - s)
+    excess = np.maximum(_Y0 * np.expm1(h) - h, 0.0)
+    omega = _log_minus_w(excess, np.where(s <= 1.0, -1, 1))
+    t = np.exp(omega) - _Y0 * np.exp(h)
+    return np.where(zero, _SIGMA1, np.where(far, x, s / t)) * unit
+
+
+# --------------------------------------------------------------------------------------------------
+# one scale for every q (Sections 4.2-4.3)
+
+def _endpoint_probabilities(sigma, lo, hi):
+    """For each end of each feasible piece, the chance that the normalized law lands on the piece's side.
+
+    At a right end ``e``: ``P(M <= e) = A_L / (A_L + A_R)`` with ``A_L``, ``A_R`` the feasible Laplace
+    masses on either side of ``e``; at a left end the mirror image; an infinite end contributes its
+    limit 1/2.  The masses come from running log-sums over the pieces (O(n) for all ends).
+    """
+    finite = np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]])
+    centre = 0.5 * (finite.min() + finite.max()) if finite.size else 0.0
+    lo, hi = (lo - centre) / sigma, (hi - centre) / sigma
+    m = len(lo)
+    width = hi - lo
+    log_len = np.where(width > math.log(2), np.log1p(-np.exp(-width)), np.log(-np.expm1(-np.minimum(width, 1.0))))
+    with np.errstate(invalid="ignore"):
+        left = np.logaddexp.accumulate(hi + log_len)
+        right = np.logaddexp.accumulate((log_len - lo)[::-1])[::-1]
+    right_next = np.r_[right[1:], -np.inf]
+    left_prev = np.r_[-np.inf, left[:-1]]
+    out = np.full(2 * m, 0.5)
+    fr = np.isfinite(hi)
+    out[:m][fr] = special.expit((left[fr] - hi[fr]) - (right_next[fr] + hi[fr]))
+    fl = np.isfinite(lo)
+    out[m:][fl] = special.expit((right[fl] + lo[fl]) - (left_prev[fl] - lo[fl]))
+    return out
+
+
+def _uniform_fast(epsilon, sensitivity, lo, hi):
+    unit = sensitivity / epsilon
+    top = 2.0 * unit
+
+    def gap(sigma):
+        return sigma - top * _endpoint_probabilities(sigma, lo, hi).max()
+
+    if gap(unit) >= 0:
+        return unit
+    return optimize.brentq(gap, unit, top, xtol=1e-14 * unit, rtol=4 * np.finfo(float).eps, maxiter=200)
+
+
+def _forbidden(lo, hi):
+    """The constraints (complement of the feasible set) as ``(left, right)`` ends, possibly infinite."""
+    left = np.r_[-np.inf, hi]
+    right = np.r_[lo, np.inf]
+    keep = left < right
+    return left[keep], right[keep]
+
+
+def _paper_sums(q, sigma, c_left, c_right):
+    """Croft's ``L`` and ``R`` at location ``q``: formulas (4) and (5), one term per constraint (O(n))."""
+    is_left = c_right <= q
+    with np.errstate(over="ignore"):
+        near_l = np.exp(-(q - c_right[is_left]) / sigma)
+        far_l = np.exp(-(q - c_left[is_left]) / sigma)
+        near_r = np.exp(-(c_left[~is_left] - q) / sigma)
+        far_r = np.exp(-(c_right[~is_left] - q) / sigma)
+    return 0.5 * np.sum(near_l - far_l), 0.5 * np.sum(near_r - far_r)
+
+
+def _paper_check(sigma, epsilon, sensitivity, lo, hi, c_left, c_right):
+    """Whether ``sigma`` meets all 3n+2 inequalities of Theorem 2: (60)/(61) in both forms and (70)."""
+    for j in range(len(lo)):
+        for q, form in ((hi[j], "regular"), (lo[j], "symmetric")):
+            if math.isinf(q):
+                ratio = 1.0
+            else:
+                left, right = _paper_sums(q, sigma, c_left, c_right)
+                near = left if form == "regular" else right
+                ratio = (1 - 2 * near) / (1 - (left + right))
+            if sensitivity * ratio / sigma > epsilon:
+                return False
+    for j in range(len(lo) - 1):
+        q2, q1 = hi[j], lo[j + 1]
+        width = q1 - q2
+        l1, r1 = _paper_sums(q1, sigma, c_left, c_right)
+        l2, r2 = _paper_sums(q2, sigma, c_left, c_right)
+        if math.log(1 - (l2 + r2)) - math.log(1 - (l1 + r1)) + width / sigma > epsilon * width / sensitivity:
+            return False
+    return True
+
+
+def _uniform_paper(epsilon, sensitivity, lo, hi, digits):
+    unit = sensitivity / epsilon
+    c_left, c_right = _forbidden(lo, hi)
+    if digits is None:
+        digits = 13 - math.floor(math.log10(unit))
+    low, high = 0.0, 2.0 * unit
+    while high - low > 10.0 ** (-digits):
+        mid = 0.5 * (low + high)
+        if mid in (low, high):
+            break
+        if _paper_check(mid, epsilon, sensitivity, lo, hi, c_left, c_right):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def croft_uniform_scale(epsilon, sensitivity, allowed, *, method="fast", digits=None):
+    """The smallest scale that, used for every true value, meets Croft's guarantee (38) on ``allowed``.
+
+    Croft, Sack & Shi, §4.2-4.3: Lemmas 7 and 9 give lower bounds on ``σ``, Theorem 2 takes the largest
+    of ``3n + 2`` of them (``n`` finite constraints), Theorem 3 finds it by binary search in
+    ``O(n^2 (d + log(Δ/ε)))``, Corollary 1 extends this to infinite constraints.
+
+    ``method="paper"`` is that search: bisection on ``(0, 2Δ/ε]`` (Lemma 10) down to ``10^-digits``,
+    each step checking (60) (the rearranged (61)) at every piece's right end, its mirror form at every
+    left end, and (70) across every gap, with ``L`` and ``R`` summed term by term from (4)-(5), so
+    ``O(n)`` per location and ``O(n^2)`` per step.  Lemma 7's bound is stated for "a span"; the
+    condition must hold for every location in it, and ``(1 - 2L)/N`` increases along a piece (for a fixed
+    ``σ``), so the binding location is its right end (left end for the mirror form).  (70) is evaluated as the
+    equivalent ``log N(q2) - log N(q1) + w/σ <= wε/Δ``, which does not overflow.
+
+    ``method="fast"`` uses what the conditions reduce to: the guarantee holds for all pairs and all
+    outputs iff at every end ``e`` of a piece ``σ >= (2Δ/ε) p_e(σ)``, where ``p_e`` is the probability
+    that the normalized law centred at ``e`` falls on the piece's side of ``e`` (``p = 1/2`` at an
+    infinite end).  This is (60) written with feasible masses: ``(1 - 2L)/N = 2 p``.  All ``p_e`` come
+    from running log-sums in ``O(n)``, and a bracketing root finder on ``[Δ/ε, 2Δ/ε]`` needs about ten
+    evaluations: ``O(n log(1/tol))`` in all.  Two consequences, both tested: (i) Lemma 9's gap bounds
+    never bind: ``log N(q)`` is convex in ``q`` across a gap, so its slope there lies between its slopes
+    at the gap's two ends, where (60) and its mirror bound it, and (70) (the slope integrated over the
+    gap) follows;
+    (ii) if the feasible set is bounded on either side (any infinite constraint), the end next to it has
+    ``p = 1`` and the answer is exactly ``2Δ/ε``, not an approximation (Table 2's "≤" is attained).
+
+    Parameters
+    ----------
+    epsilon, sensitivity : float
+    allowed : sequence of (lo, hi)
+        The feasible pieces (see :class:`Normalized`).
+    method : {"fast", "paper"}
+    digits : int, optional
+        Paper method only: absolute precision ``10^-digits``; default about 13 significant digits.
+
+    >>> croft_uniform_scale(1.0, 1.0, [(0.0, np.inf)])
+    2.0
+    """
+    epsilon, sensitivity = _eps_delta(epsilon, sensitivity)
+    lo, hi = _allowed(allowed)
+    if method == "fast":
+        return float(_uniform_fast(epsilon, sensitivity, lo, hi))
+    if method == "paper":
+        if digits is not None and (not isinstance(digits, (int, np.integer)) or isinstance(digits, bool) or digits < 0):
+            raise ValueError(f"digits must be an int >= 0, got {digits!r}")
+        return float(_uniform_paper(epsilon, sensitivity, lo, hi, digits))
+    raise ValueError(f"method must be 'fast' or 'paper', got {method!r}")
+
+
+def croft_lower_bounds(epsilon, sensitivity, allowed):
+    """Each of Theorem 2's lower bounds on a uniform ``σ``, for the book's tables.
+
+    Returns a list of ``(lemma, form, location, bound)``: Lemma 7 at every finite piece end
+    (``form`` ``"regular"`` at right ends, ``"symmetric"`` at left ends; an infinite end gives ``Δ/ε``),
+    Lemma 9 for every gap (``"gap"``, location = the gap's left end).  Each bound is the root of its
+    inequality taken as an equality, found on ``(0, 2Δ/ε]``; ``0.0`` if the inequality always holds.
+    Their maximum is :func:`croft_uniform_scale`.
+    """
+    epsilon, sensitivity = _eps_delta(epsilon, sensitivity)
+    lo, hi = _allowed(allowed)
+    unit = sensitivity / epsilon
+    top = 2.0 * unit
+    c_left, c_right = _forbidden(lo, hi)
+
+    def end_excess(q, form):
+        def f(sigma):
+            left, right = _paper_sums(q, sigma, c_left, c_right)
+            near = left if form == "regular" else right
+            return sigma - unit * (1 - 2 * near) / (1 - (left + right))
+        return f
+
+    def gap_excess(q2, q1):
+        width = q1 - q2
+
+        def f(sigma):
+            l1, r1 = _paper_sums(q1, sigma, c_left, c_right)
+            l2, r2 = _paper_sums(q2, sigma, c_left, c_right)
+            return width * epsilon / sensitivity - width / sigma - (math.log(1 - (l2 + r2)) - math.log(1 - (l1 + r1)))
+        return f
+
+    def solve(f):
+        tiny = 1e-6 * unit
+        if f(tiny) >= 0:
+            return 0.0
+        if f(top) <= 0:  # binding at the top: an end next to an infinite constraint needs exactly 2Δ/ε
+            return top
+        return float(optimize.brentq(f, tiny, top, xtol=1e-14 * unit))
+
+    rows = []
+    for j in range(len(lo)):
+        for q, form in ((hi[j], "regular"), (lo[j], "symmetric")):
+            bound = unit if math.isinf(q) else solve(end_excess(q, form))
+            rows.append((7, form, float(q), bound))
+    for j in range(len(lo) - 1):
+        rows.append((9, "gap", float(hi[j]), solve(gap_excess(hi[j], lo[j + 1]))))
+    return rows
+
+
+def croft_table2(*, epsilon=1.0, sensitivity=1.0):
+    """Croft, Sack & Shi's Table 2 (bounds on ``σ`` per constraint configuration), recomputed by dpbook.
+
+    Returns a list of dicts with ``configuration``, ``scale`` (the paper's formula or section),
+    ``printed`` (the bound as printed, in units of ``Δ/ε``) and ``computed`` (dpbook's value in units of
+    ``Δ/ε``): ``σ1 = 1.585954`` (printed 1.586); ``σ2 < σ1`` (dpbook: ``sup`` over distances > 0 is
+    ``σ1``, not attained, ``inf`` is 1); finite constraints ``σ < 2`` (dpbook: approached by two
+    half-lines far apart, shown for a gap of ``40Δ/ε``); arbitrary constraints ``σ <= 2`` (dpbook:
+    exactly 2 whenever a constraint is infinite, here ``[0, 1] ∪ [3, inf)``).
+    """
+    epsilon, sensitivity = _eps_delta(epsilon, sensitivity)
+    unit = sensitivity / epsilon
+    s1 = croft_boundary_scale(epsilon, sensitivity) / unit
+    near = float(croft_scale(1e-9 * unit, epsilon, sensitivity)) / unit
+    finite = croft_uniform_scale(epsilon, sensitivity, [(-np.inf, 0.0), (40.0 * unit, np.inf)]) / unit
+    arbitrary = croft_uniform_scale(epsilon, sensitivity, [(0.0, unit), (3.0 * unit, np.inf)]) / unit
+    return [
+        {"configuration": "single infinite constraint", "scale": "sigma_1: formula (32)",
+         "printed": "sigma_1 = 1.586", "computed": s1},
+        {"configuration": "single infinite constraint", "scale": "sigma_2: formula (33)",
+         "printed": "sigma_2 < 1.586", "computed": near},
+        {"configuration": "arbitrary finite constraints", "scale": "Section 4.2",
+         "printed": "sigma < 2", "computed": finite},
+        {"configuration": "arbitrary constraints", "scale": "Section 4.2",
+         "printed": "sigma <= 2", "computed": arbitrary},
+    ]

@@ -1,0 +1,466 @@
+"""No wrong answer at the extremes (issue 15, item 5).
+
+A hypothesis sweep over every mechanism family with scales in ``[1e-300, 1e300]``, true values up to
+``±1e300`` (also far outside the domain, where the law is still defined), bounds at ``±inf`` and ε in
+``[1e-15, 1e6]``.  Every answer is compared with an exact reference computed here in decimal
+arithmetic with as many digits as the inputs need (:class:`ExactLaw`): the law of a release built from
+one Laplace draw, as pieces of its density (possibly shifted) and point masses.  The reference uses
+elementary antiderivatives and power series, not the library's incomplete-gamma formulas, and keeps
+masses in log space, so it is exact where doubles underflow.  The assertions: finite where the truth
+is finite (and ``inf``, silently, only where it overflows), no warning, the mean inside the support,
+variance >= 0, ``mse = variance + bias²``, the cdf monotone in ``[0, 1]``, samples finite and inside the
+support.  Resource requests that would need more than about a GiB or a minute must raise ``ValueError``.
+"""
+
+import decimal
+import math
+import warnings
+from decimal import Decimal as D
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from scipy import special, stats
+
+import dpbook
+
+SWEEP = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+BIG = 1.7e308  # beyond this a double is inf
+
+
+# ------------------------------------------------------------------------------------------------
+# the exact reference
+
+
+def _digits(scale, *values):
+    """Decimal digits that resolve every finite value, and every gap between them, to well below both."""
+    finite = [v for v in values if math.isfinite(v)]
+    sizes = [abs(v) for v in finite] + [abs(v - w) for v in finite for w in finite]
+    sizes = [v for v in sizes if 0 < v < math.inf]
+    top, bottom = max(sizes + [scale]), min(sizes + [scale])
+    return 40 + math.ceil(math.log10(top) - math.log10(bottom))
+
+
+def _context(digits):
+    return decimal.Context(prec=digits, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+
+
+def _exp_moments(w):
+    """``J_k = (1/2) ∫_0^w v^k e^{-v} dv`` for ``k = 0, 1, 2`` (``w`` a Decimal or None for ∞)."""
+    if w is None:
+        return D(1) / 2, D(1) / 2, D(1)
+    if w < 1:  # power series: no cancellation for tiny w
+        out = []
+        eps = D(10) ** -(decimal.getcontext().prec + 5)
+        for k in range(3):
+            total, term, n = D(0), w ** (k + 1), 0
+            while True:
+                piece = term / (n + k + 1)
+                total += piece if n % 2 == 0 else -piece
+                if abs(piece) <= eps * abs(total):
+                    break
+                n += 1
+                term = term * w / n
+            out.append(total / 2)
+        return tuple(out)
+    e = (-w).exp()
+    return (1 - e) / 2, (1 - (1 + w) * e) / 2, (2 - (w * w + 2 * w + 2) * e) / 2
+
+
+class ExactLaw:
+    """The law of a release made from ``X = centre + L_b``: a list of parts, each one of
+
+    * ``("piece", lo, hi, shift)``: ``X`` restricted to ``[lo, hi]``, released as ``X - shift``;
+    * ``("atom", lo, hi, at)``: the Laplace mass of ``[lo, hi]``, released as the point ``at``.
+
+    ``normalize`` is implied: moments are divided by the total mass of the parts.
+    """
+
+    def __init__(self, centre, scale, parts):
+        numbers = [centre] + [v for p in parts for v in p[1:]]
+        self.ctx = _context(_digits(scale, *numbers))
+        self.centre, self.scale, self.parts = centre, scale, [p for p in parts if p[1] < p[2]]
+        with decimal.localcontext(self.ctx):
+            self.c, self.b = D(centre), D(scale)
+
+    def _t(self, x):
+        return None if math.isinf(x) else (D(x) - self.c) / self.b
+
+    def _split(self, lo, hi):
+        """``[lo, hi]`` as parts ``(d, x0, sign, w)``: ``x = x0 + b sign v``,
+        ``v in [0, w]`` (``w`` None for ∞), density ``e^{-d} e^{-v}/2``."""
+        t1, t2 = self._t(lo), self._t(hi)
+        if t1 is not None and t1 >= 0:
+            return [(t1, D(lo), 1, None if t2 is None else t2 - t1)]
+        if t2 is not None and t2 <= 0:
+            return [(-t2, D(hi), -1, None if t1 is None else t2 - t1)]
+        return [(D(0), self.c, 1, t2), (D(0), self.c, -1, None if t1 is None else -t1)]
+
+    def _terms(self, parts):
+        """Per part: ``(log mass, x0, sign, kind, at, J1/J0, J2/J0)`` (independent of any anchor)."""
+        out = []
+        for kind, lo, hi, at in parts:
+            for d, x0, sign, w in self._split(lo, hi):
+                if w is not None and w <= 0:
+                    continue
+                J0, J1, J2 = _exp_moments(w)
+                out.append((J0.ln() - d, x0, sign, kind, D(at), J1 / J0, J2 / J0))
+        return out
+
+    def _sums(self, terms, anchor):
+        """``(log M0, M1/M0, M2/M0)`` of ``(Y - anchor)/b`` over the parts (``log M0`` None if empty)."""
+        if not terms:
+            return None, D(0), D(0)
+        top = max(t[0] for t in terms)
+        total = first = second = D(0)
+        for log_mass, x0, sign, kind, at, j1, j2 in terms:
+            w = (log_mass - top).exp()
+            if kind == "atom":
+                a = (at - anchor) / self.b
+                m1, m2 = a, a * a
+            else:
+                a = (x0 - at - anchor) / self.b
+                m1, m2 = a + sign * j1, a * a + 2 * a * sign * j1 + j2
+            total += w
+            first += w * m1
+            second += w * m2
+        return top + total.ln(), first / total, second / total
+
+    def moments(self):
+        """``(mean, variance)`` as Decimals (variance computed about the mean: nothing cancels)."""
+        with decimal.localcontext(self.ctx):
+            terms = self._terms(self.parts)
+            mean = self.c
+            for _ in range(60):  # re-anchor at the mean until it is exact to far below the spread
+                _, n1, n2 = self._sums(terms, mean)
+                mean += self.b * n1
+                if n1 * n1 <= n2 * D(10) ** (10 - self.ctx.prec):
+                    break
+            # the variance about whichever anchor (the mean, an atom, an end) leaves the least to cancel
+            best = None
+            for anchor in [mean] + [t[4] if t[3] == "atom" else t[1] - t[4] for t in terms]:
+                _, n1, n2 = self._sums(terms, anchor)
+                if n2 == 0:  # all the mass sits on this anchor, to every digit carried
+                    return mean, D(0)
+                if (best is None or n1 * n1 / n2 < best[0]):
+                    best = (n1 * n1 / n2, n2 - n1 * n1)
+            return mean, self.b * self.b * (max(best[1], D(0)) if best else D(0))
+
+    def cdf(self, y):
+        """``P(Y <= y)``."""
+        below = []
+        for kind, lo, hi, at in self.parts:
+            if kind == "atom":
+                if at <= y:
+                    below.append((kind, lo, hi, at))
+            elif min(hi, y + at) > lo:
+                below.append((kind, lo, min(hi, y + at), at))
+        with decimal.localcontext(self.ctx):
+            log_all = self._sums(self._terms(self.parts), self.c)[0]
+            log_below = self._sums(self._terms(below), self.c)[0]
+            return 0.0 if log_below is None else float(min((log_below - log_all).exp(), D(1)))
+
+
+# ------------------------------------------------------------------------------------------------
+# the generic check
+
+
+TINY = 1e-300  # an answer this small may underflow (the last factors of a product lose their digits there)
+
+
+def _silent(fn, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return fn(*args)
+
+
+def _close(value, ref, rel, what):
+    ref = float(ref) if abs(ref) < D(BIG) else (math.inf if ref > 0 else -math.inf)
+    if math.isinf(ref):
+        assert value == ref or abs(value) >= 1e308, f"{what}: {value!r}, truth overflows to {ref}"
+        return
+    assert math.isfinite(value), f"{what}: {value!r}, truth {ref!r}"
+    assert abs(value - ref) <= rel + TINY, f"{what}: {value!r}, truth {ref!r}"
+
+
+def check_law(mech, q, law, lo, hi, points=()):
+    """Every statistic of ``mech`` at ``q`` against the exact ``law``, support ``[lo, hi]``."""
+    mean, bias, var, mse = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse"))
+    with decimal.localcontext(law.ctx):
+        m_ref, v_ref = law.moments()
+        b_ref = m_ref - D(q)
+        sd = v_ref.sqrt()
+        mse_ref = v_ref + b_ref * b_ref
+        tol_m = D("1e-9") * (abs(m_ref) + sd)
+        tol_b = D("1e-9") * (abs(b_ref) + sd) + D(4 * math.ulp(q))
+        tol_v = D("1e-8") * v_ref
+        tol_mse = D("1e-8") * mse_ref + 2 * abs(b_ref) * tol_b
+        _close(mean, m_ref, float(tol_m), f"mean({q!r})")
+        _close(bias, b_ref, float(tol_b), f"bias({q!r})")
+        _close(var, v_ref, float(tol_v), f"variance({q!r})")
+        _close(mse, mse_ref, float(min(tol_mse, D(BIG))), f"mse({q!r})")
+        ys = [lo, hi, float(m_ref), float(m_ref - 3 * sd), float(m_ref + 3 * sd), q, *points]
+    assert lo <= mean <= hi and var >= 0
+    ys = sorted({min(max(y, -BIG), BIG) for y in ys if not math.isnan(y)} | {-math.inf, math.inf})
+    F = np.asarray(_silent(mech.cdf, np.array(ys), q))
+    assert np.all((F >= 0) & (F <= 1)) and np.all(np.diff(F) >= 0), (ys, F)
+    for y, f in zip(ys, F):
+        if math.isfinite(y):
+            assert abs(f - law.cdf(y)) <= 1e-9, (y, f, law.cdf(y))
+    x = _silent(lambda: mech.sample(q, size=64, rng=np.random.default_rng(0)))
+    assert np.all(np.isfinite(x)) and np.all((x >= lo) & (x <= hi)), x[~((x >= lo) & (x <= hi))][:3]
+
+
+# ------------------------------------------------------------------------------------------------
+# parameters
+
+
+def _pow10(draw, lo=-300, hi=300):
+    return 10.0 ** draw(st.floats(lo, hi))
+
+
+def _signed(draw):
+    return draw(st.sampled_from([-1.0, 1.0])) * _pow10(draw)
+
+
+@st.composite
+def interval_setups(draw, kinds=("both", "lower", "upper")):
+    """``(b, lo, hi, q)``: scales 1e-300..1e300, bounds anywhere in ±1e300 or infinite, q near a bound,
+    inside, or anywhere up to ±1e300."""
+    b = _pow10(draw)
+    kind = draw(st.sampled_from(kinds))
+    anchor = 0.0 if draw(st.booleans()) else _signed(draw)
+    width = b * _pow10(draw, -3, 3) if draw(st.booleans()) else _pow10(draw)
+    lo, hi = {"both": (anchor, anchor + width), "lower": (anchor, math.inf), "upper": (-math.inf, anchor),
+              "none": (-math.inf, math.inf)}[kind]
+    assume(lo < hi and abs(anchor + width) < 1e305)
+    where = draw(st.sampled_from(["near", "anywhere", "inside"]))
+    if where == "anywhere":
+        q = draw(st.sampled_from([0.0, 1e300, -1e300])) if draw(st.booleans()) else _signed(draw)
+    else:
+        edge = draw(st.sampled_from([e for e in (lo, hi) if math.isfinite(e)] or [0.0]))
+        span = 1.0 if where == "inside" else 1e3
+        q = edge + b * draw(st.floats(-span, span))
+    assume(math.isfinite(q))
+    return b, lo, hi, q
+
+
+def bit_parts(lo, hi, shift=0.0):
+    return [("atom", -math.inf, lo, lo - shift), ("piece", lo, hi, shift), ("atom", hi, math.inf, hi - shift)]
+
+
+# ------------------------------------------------------------------------------------------------
+# the interval families
+
+
+@SWEEP
+@given(interval_setups(kinds=("both", "lower", "upper", "none")))
+def test_bit_extremes(setup):
+    b, lo, hi, q = setup
+    check_law(dpbook.BIT(b, lower=lo, upper=hi), q, ExactLaw(q, b, bit_parts(lo, hi)), lo, hi)
+
+
+@SWEEP
+@given(interval_setups(kinds=("both", "lower", "upper", "none")))
+def test_truncated_extremes(setup):
+    b, lo, hi, q = setup
+    check_law(dpbook.Truncated(b, lower=lo, upper=hi), q, ExactLaw(q, b, [("piece", lo, hi, 0.0)]), lo, hi)
+
+
+@FEW
+@given(interval_setups(kinds=("none",)))
+def test_laplace_extremes(setup):
+    b, _, _, q = setup
+    check_law(dpbook.Laplace(b), q, ExactLaw(q, b, [("piece", -math.inf, math.inf, 0.0)]), -math.inf, math.inf)
+
+
+@st.composite
+def union_setups(draw):
+    """``(b, allowed, q)``: two or three pieces with gaps and widths from 1e-3 b to 1e300, q anywhere."""
+    b = _pow10(draw)
+    m = draw(st.integers(2, 3))
+    start = 0.0 if draw(st.booleans()) else _signed(draw)
+    lengths = [b * _pow10(draw, -3, 3) if draw(st.booleans()) else _pow10(draw) for _ in range(2 * m - 1)]
+    ends = [start]
+    for length in lengths:
+        ends.append(ends[-1] + length)
+    assume(all(x < y for x, y in zip(ends, ends[1:])) and abs(ends[-1]) < 1e305)
+    lo, hi = ends[0::2], ends[1::2]
+    if draw(st.booleans()):
+        lo[0] = -math.inf
+    if draw(st.booleans()):
+        hi[-1] = math.inf
+    where = draw(st.sampled_from(["near", "anywhere"]))
+    if where == "anywhere":
+        q = draw(st.sampled_from([0.0, 1e300, -1e300])) if draw(st.booleans()) else _signed(draw)
+    else:
+        q = draw(st.sampled_from(ends)) + b * draw(st.floats(-1e3, 1e3))
+    assume(math.isfinite(q))
+    return b, list(zip(lo, hi)), q
+
+
+@SWEEP
+@given(union_setups())
+def test_normalized_extremes(setup):
+    b, allowed, q = setup
+    mech = dpbook.Normalized(b, allowed=allowed)
+    law = ExactLaw(q, b, [("piece", lo, hi, 0.0) for lo, hi in allowed])
+    check_law(mech, q, law, allowed[0][0], allowed[-1][1], points=[v for piece in allowed for v in piece])
+
+
+@FEW
+@given(interval_setups(kinds=("both", "lower", "upper")))
+def test_normalized_one_piece_is_truncated(setup):
+    b, lo, hi, q = setup
+    law = ExactLaw(q, b, [("piece", lo, hi, 0.0)])
+    check_law(dpbook.Normalized(b, allowed=[(lo, hi)]), q, law, lo, hi)
+
+
+@SWEEP
+@given(st.floats(-15, 6), st.floats(-300, 300), interval_setups(kinds=("lower",)))
+def test_croft_laplace_extremes(log_eps, log_delta, setup):
+    _, lower, _, q = setup
+    eps, delta = 10.0**log_eps, 10.0**log_delta
+    assume(delta / eps < 1e300)
+    mech = dpbook.CroftLaplace(eps, delta, lower=lower)
+    b = _silent(mech.scale_at, q)
+    assert math.isfinite(b) and b > 0
+    check_law(mech, q, ExactLaw(q, b, [("piece", lower, math.inf, 0.0)]), lower, math.inf)
+
+
+@SWEEP
+@given(interval_setups(kinds=("lower",)), st.floats(0, 1e3), st.booleans())
+def test_translated_ramp_extremes(setup, shift_in_scales, absolute):
+    b, _, _, q = setup
+    shift = _pow10_of(shift_in_scales) if absolute else b * shift_in_scales
+    assume(math.isfinite(shift) and abs(q) < 1e300)
+    mech = dpbook.TranslatedRamp(b, shift=shift)
+    law = ExactLaw(q, b, [("atom", -math.inf, shift, 0.0), ("piece", shift, math.inf, shift)])
+    check_law(mech, q, law, 0.0, math.inf)
+
+
+def _pow10_of(t):
+    """A value spread over 1e-300..1e300 from ``t`` in ``[0, 1e3]``."""
+    return 10.0 ** (0.6 * t - 300)
+
+
+# ------------------------------------------------------------------------------------------------
+# restriction, the multiplicative mechanism
+
+
+@SWEEP
+@given(interval_setups(kinds=("lower",)), st.floats(-3, 3))
+def test_restricted_laplace_extremes(setup, loc_in_scales):
+    b, _, _, q = setup
+    loc = b * loc_in_scales
+    assume(abs(q + loc) < 1e300 and (q + loc) - q == loc)  # the reference's centre must be exact
+    mech = dpbook.Restricted(stats.laplace(loc=loc, scale=b))
+    check_law(mech, q, ExactLaw(q + loc, b, [("piece", 0.0, math.inf, 0.0)]), 0.0, math.inf)
+
+
+@FEW
+@given(st.floats(-300, 300), st.one_of(st.floats(-30, 30), st.floats(-1e3, 1e3), st.sampled_from([-1e300, 1e300])))
+def test_restricted_normal_extremes(log_scale, t):
+    """Moments against quadrature for cuts within 30 scales, against the Mills-ratio series beyond."""
+    s = 10.0**log_scale
+    q = t * s if abs(t) < 1e4 else t
+    mech = dpbook.Restricted(stats.norm(scale=s))
+    mean, bias, var = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance"))
+    c = -q / s
+    assert math.isfinite(mean) and mean >= 0 and var >= 0 and math.isfinite(bias)
+    if c < -30:  # almost nothing is cut off
+        assert bias == pytest.approx(0.0, abs=1e-12 * s) and var == pytest.approx(min(s * s, math.inf), rel=1e-12)
+    elif c < 30:
+        from scipy import integrate
+
+        mass = integrate.quad(stats.norm.pdf, c, np.inf, epsabs=0, epsrel=1e-13)[0]
+        m1 = integrate.quad(lambda z: (z - c) * stats.norm.pdf(z), c, np.inf, epsabs=0, epsrel=1e-13)[0] / mass
+        m2 = integrate.quad(lambda z: (z - c - m1) ** 2 * stats.norm.pdf(z), c, np.inf, epsabs=0, epsrel=1e-13)[0] / mass
+        assert mean == pytest.approx(s * m1, rel=1e-9)
+        assert var == pytest.approx(min(s * (s * m2), math.inf), rel=1e-9)
+    else:  # E[N - c | N >= c] = 1/c - 2/c^3 + ..., Var = 1/c^2 - 6/c^4 + ...
+        k = (1 / c) ** 2
+        assert mean == pytest.approx(s / c * (1 - 2 * k + 10 * k * k - 74 * k**3), rel=1e-8)
+        assert var == pytest.approx(s / c * (s / c) * (1 - 6 * k + 50 * k * k), rel=2e-6, abs=TINY)
+    x = _silent(lambda: mech.sample(q, size=64, rng=np.random.default_rng(1)))
+    assert np.all(np.isfinite(x)) and np.all(x >= 0)
+
+
+@SWEEP
+@given(st.floats(-300, math.log10(0.999)), st.floats(-300, 300))
+def test_log_laplace_extremes(log_scale, log_q):
+    """Mean q/(1 - b²), relative variance b²(2 + b²)/((1 - 4b²)(1 - b²)²): finite or (silently) inf."""
+    b, q = 10.0**log_scale, 10.0**log_q
+    mech = dpbook.LogLaplace(b)
+    mean, bias, var, mse = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse"))
+    with decimal.localcontext(_context(60)):
+        B, Q = D(b), D(q)
+        m_ref = Q / (1 - B * B)
+        rel_var = B * B * (2 + B * B) / ((1 - 4 * B * B) * (1 - B * B) ** 2) if b < 0.5 else D("Infinity")
+        _close(mean, m_ref, float(D("1e-12") * m_ref), "mean")
+        _close(bias, m_ref - Q, float(D("1e-12") * m_ref), "bias")
+        if b < 0.5:
+            _close(var, Q * Q * rel_var, float(D("1e-12") * Q * Q * rel_var), "variance")
+        else:
+            assert var == math.inf and mse == math.inf
+    F = _silent(mech.cdf, np.array([0.0, q * 0.5, q, q * 2, math.inf]), q)
+    assert np.all(np.diff(F) >= 0) and F[2] == pytest.approx(0.5)
+    x = _silent(lambda: mech.sample(q, size=64, rng=np.random.default_rng(2)))
+    assert np.all(x > 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# post-processings
+
+
+@SWEEP
+@given(interval_setups(kinds=("both",)), st.floats(0, 3), st.floats(0, 3), st.floats(0, 1))
+def test_step_postprocessed_extremes(setup, v0, v1, shift_frac):
+    """A two-cell step function with a linear tail: atoms at its values plus the shifted density beyond."""
+    b, e0, e1, q = setup
+    values = [v0 * b, v1 * b]
+    shift = e1 - shift_frac * (e1 - e0)  # <= the last edge, so phi >= 0 on the tail
+    assume(min(values) >= 0 and e1 - shift >= 0)
+    mech = dpbook.StepPostProcessed(b, edges=[e0, e1], values=values, shift=shift)
+    parts = [("atom", -math.inf, e0, values[0]), ("atom", e0, e1, values[1]), ("piece", e1, math.inf, shift)]
+    law = ExactLaw(q, b, parts)
+    top = math.inf
+    low = min(values + [e1 - shift])
+    mean, bias, var, mse = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse"))
+    with decimal.localcontext(law.ctx):
+        m_ref, v_ref = law.moments()
+        b_ref = m_ref - D(q)
+        sd = v_ref.sqrt()
+        _close(mean, m_ref, float(D("1e-9") * (abs(m_ref) + sd) + D(4 * math.ulp(max(abs(q), abs(e1))))), "mean")
+        _close(bias, b_ref, float(D("1e-9") * (abs(b_ref) + sd) + D(8 * math.ulp(max(abs(q), abs(e1))))), "bias")
+        # the variance is about the mean: it cannot resolve below the rounding of a mean of size |q|
+        _close(var, v_ref, float(D("1e-8") * v_ref + D(4 * math.ulp(max(abs(q), abs(e1)))) ** 2 * 4 + D(1e-12) * (abs(m_ref) * sd)), "variance")
+    assert low <= mean <= top and var >= 0 and mse >= var * (1 - 1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# resource requests refuse up front, with the size in the message
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        lambda: dpbook.PostProcessed(1.0, lambda x: np.maximum(x, 0.0), breakpoints=[0.0]).certify_max_abs_bias(step=1e-9),
+        lambda: dpbook.verify_bias(dpbook.optimal_postprocessing(1.0), step=1e-9),
+        lambda: dpbook.verify_mse(dpbook.optimal_postprocessing(1.0), step=1e-9),
+        lambda: dpbook.min_bias_postprocessing(cell=1e-4),
+    ],
+)
+def test_resource_guards(request_):
+    with pytest.raises(ValueError, match=r"would need ~[0-9.e+]+ GiB.*choose a larger"):
+        request_()
+
+
+def test_neighbour_codes_stay_exact_for_many_records():
+    """Multisets are coded by rank, not by ``sum a_i r^i`` (which overflows int64 when ``r^n >= 2^63``)."""
+    values = np.array([0.0, 1.0])
+    for n in (40, 70):
+        assert dpbook.brute_force_sensitivity(lambda d: d.mean(axis=1), values, n=n) == pytest.approx(1 / n, rel=1e-12)
+        assert dpbook.brute_force_sensitivity(lambda d: d.mean(axis=1), values, n=n, relation="add_remove") > 0
