@@ -256,7 +256,7 @@ _TEXT_JS = r"""
 document.querySelectorAll('details').forEach(d => { d.open = true; });
 document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
 const skip = 'pre, code, kbd, samp, script, style, noscript, template, textarea, mjx-container, .MathJax, '
-  + '.highlight, .headerlink, .widget-subarea';
+  + '.highlight, .headerlink, .widget-subarea, .sig';  // .sig: an API signature is code
 const block = 'p, li, td, th, dt, dd, h1, h2, h3, h4, h5, h6, div, section, caption, figcaption, '
   + 'summary, blockquote, aside, nav, header, footer, article, main, body';
 const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
