@@ -293,15 +293,7 @@ def laplace_log_mass(q, scale, lower, upper):
     q = np.asarray(q, dtype=float)
     a = np.asarray(lower, dtype=float).reshape((-1,) + (1,) * q.ndim) - q
     b = np.asarray(upper, dtype=float).reshape((-1,) + (1,) * q.ndim) - q
-    s = float(scale)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        width = np.where(np.isinf(a) & np.isinf(b), np.inf, b - a) / s
-        log_w = np.log(-np.expm1(-width))
-        right = math.log(0.5) - a / s + log_w  # 0 <= a < b
-        left = math.log(0.5) + b / s + log_w  # a < b <= 0
-        across = math.log(0.5) + np.log(-np.expm1(np.minimum(a, 0.0) / s) - np.expm1(-np.maximum(b, 0.0) / s))
-    log_k = np.where(a >= 0, right, np.where(b <= 0, left, across))
-    return special.logsumexp(log_k, axis=0)
+    return special.logsumexp(_piece_log_mass(a, b, float(scale)), axis=0)
 
 
 class _UnionMass:
