@@ -435,6 +435,8 @@ def inspect_page(driver, url, axe_source=None, static_html=None, shots=None):
         driver.execute_script("document.querySelectorAll('details').forEach(d => { d.open = false; });")
         driver.save_screenshot(f"{shots}__{NARROW}.png")
     driver.set_window_size(WIDE, 1000)
+    # a reader meets the page once it has laid itself out again at this width, not mid-resize
+    _settle_frames(driver)
     t_checks = time.perf_counter()
 
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
