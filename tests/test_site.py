@@ -596,6 +596,65 @@ def test_checks_pass_a_clean_page(test_pages, browser, axe_source):
     assert not {k for k in problems if not k.startswith("_")}, _format("clean.html", problems)
 
 
+# A code cell that starts to overflow only when its web font arrives (what sank a CI run: the theme
+# gives a region a keyboard stop only if it overflows when the theme's script runs).
+
+_LATE_FONT_PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Late font</title>
+<style>@font-face {{ font-family: "Late"; src: url("late.ttf?slow"); }}
+main {{ width: 420px; }}
+pre {{ font-family: "Late", "DejaVu Sans", sans-serif; font-size: 13px; overflow: auto; }}</style>
+{script}<script>
+window.addEventListener("DOMContentLoaded", () => document.querySelectorAll("pre").forEach(e => {{
+  e.tabIndex = e.scrollWidth > e.clientWidth ? 0 : -1; }}));  // the theme's rule, run once
+</script></head><body><main><h1>Late font</h1><pre id="code">{text}</pre></main></body></html>"""
+
+
+class _SlowFontHandler(_QuietHandler):
+    def do_GET(self):
+        if "?slow" in self.path:
+            time.sleep(0.5)
+            self.path = self.path.split("?")[0]
+        return super().do_GET()
+
+
+def _late_font_font():
+    for name in ("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+                 *glob.glob("/usr/share/fonts/**/DejaVuSansMono.ttf", recursive=True)):
+        if Path(name).is_file():
+            return Path(name)
+    _unavailable("DejaVu Sans Mono (fonts-dejavu-core) is not installed")
+
+
+def test_code_that_overflows_once_its_font_arrives_gets_a_keyboard_stop(tmp_path, browser):
+    root = tmp_path / "late-font"
+    root.mkdir()
+    shutil.copy(_late_font_font(), root / "late.ttf")
+    shutil.copy(ROOT / "_static" / "dpbook-tabstops.js", root / "dpbook-tabstops.js")
+    text = "i" * 60  # narrow in the fallback face, 470 px in the monospace one that arrives late
+    for name, script in (("without", ""), ("with", '<script src="dpbook-tabstops.js"></script>')):
+        (root / f"{name}.html").write_text(_LATE_FONT_PAGE.format(script=script, text=text))
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_SlowFontHandler, directory=str(root)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    state = {}
+    try:
+        for name in ("without", "with"):
+            browser.get(f"{url}/{name}.html")
+            state[name] = browser.execute_async_script(
+                "const done = arguments[arguments.length - 1];"
+                "document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => {"
+                "  const e = document.getElementById('code');"
+                "  done({overflows: e.scrollWidth > e.clientWidth, tab: e.tabIndex});"
+                "})));")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    # the scenario is real: without the script the late font leaves an overflowing region unreachable
+    assert state["without"] == {"overflows": True, "tab": -1}, state
+    assert state["with"] == {"overflows": True, "tab": 0}, state
+
+
 # ----------------------------------------------------------------------------------------------
 # JupyterLite: the lab, offline (only its Pyodide kernel needs the network).
 
