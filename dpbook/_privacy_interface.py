@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 from scipy import special
 
-__all__ = ["PrivacyDescription", "corner_pairs", "laplace_description", "laplace_log_mass", "laplace_log_mass_ratio",
+__all__ = ["PrivacyDescription", "corner_pairs", "laplace_cdf_curvature", "laplace_description", "laplace_log_mass", "laplace_log_mass_ratio",
            "laplace_mass_curvature", "union_description"]
 
 
@@ -59,20 +59,35 @@ class PrivacyDescription:
     shape : {'laplace', 'gauss'}
         The kernel.
     uniform : bool
-        ``scale`` does not depend on ``q``.  Without ``worst_pairs`` this also promises that the loss never
-        decreases as the pair moves apart (so the auditor searches only the edge ``(u, u ± Δ)``): true when
-        ``N(q)`` is the Laplace(q, s) mass of a set (then ``|N'/N| <= 1/s``) and every atom's log mass is
-        monotone in ``q`` (the mass of a set below, or above, all the density's outputs).
+        ``scale`` does not depend on ``q``.  For the Laplace kernel this also promises that ``center`` is
+        monotone, ``N(q)`` is the Laplace(center(q), s) mass of a set (so ``|dlog N/dm| <= 1/s``) and every
+        atom's log mass is monotone in ``q`` (the mass of a set below, or above, all the density's outputs).
+        Then, for every fixed output ``t``, ``q -> -log p(t; q)`` falls and then rises (its bottom at
+        ``to_q(t)``) and an atom's ``-log mass`` is monotone, so the worst pair over the band
+        ``|q1 - q2| <= Δ`` (outputs cut by a window or not) is on its edge ``(u, u ± Δ)`` or pairs a bottom
+        ``to_q(t)`` (``t`` the lowest or highest output) with an end of the domain: the auditor searches
+        only those.
     worst_pairs : callable or None
         ``(lo, hi, delta) -> [(q1, q2), ...]``: pairs of true values in ``[lo, hi]`` at most ``delta``
         apart among which the worst case provably sits (a theorem of the family, proved where the
         family defines it).  The auditor then evaluates these pairs exactly instead of searching.
     curvature : callable or None
-        ``(x, y) -> K``: a bound on ``|d^2/dq^2|`` of ``log_norm`` and of every atom's log mass for ``q``
-        in ``[x, y]`` (arrays of cells, vectorized).  With it the auditor's search over pairs is a
-        certified branch and bound; without it the search falls back on ``lipschitz``.
+        ``(x, y) -> K``: a bound on ``|d^2/dq^2|`` of ``log_norm``, of ``center/scale`` (0 for a centre linear
+        in ``q``) and of every atom's log mass for ``q`` in ``[x, y]`` (arrays of cells, vectorized), in units
+        of ``curvature_unit**-2`` (so that scales of ``1e±300`` neither overflow nor underflow it).  With it
+        the auditor's search over pairs is a certified branch and bound; without it the search falls back
+        on ``lipschitz``.
+    curvature_unit : float
+        The unit of ``curvature`` (a length of the true values; ``laplace_description`` sets its scale).
     lipschitz : float or None
         A Lipschitz constant of ``q -> loss(q, q +- delta)`` where it is finite.
+    enclosure : callable or None
+        ``(x, y) -> (m_lo, m_hi, s_lo, s_hi, n_lo, n_hi)``: bounds of ``center``, ``scale`` and ``log_norm``
+        over the true values in ``[x, y]`` (arrays of cells, vectorized).  The auditor's certified search
+        over the whole band of pairs (a scale that varies with ``q``) needs it.
+    linear_outputs : tuple of (float, float, float)
+        ``(t, c, k)``: a theorem of the family that ``log p(t; q) = const - c * max(q - k, 0)`` for every ``q``
+        (``c >= 0``); the certified search then bounds that output's log-ratio exactly.
     landmarks : tuple of float
         True values where the loss may change regime (bounds, piece ends, a shift).
     length : float
@@ -106,6 +121,9 @@ class PrivacyDescription:
     worst_pairs: Callable | None = None
     curvature: Callable | None = None
     lipschitz: float | None = None
+    curvature_unit: float = 1.0
+    enclosure: Callable | None = None
+    linear_outputs: tuple = ()
     landmarks: tuple = ()
     length: float = 1.0
     to_q: Callable = _identity
@@ -164,7 +182,32 @@ def laplace_description(scale, pieces=((-math.inf, math.inf),), **kw):
     b = float(scale)
     kw.setdefault("length", b)
     kw.setdefault("lipschitz", 4 / b)
+    kw.setdefault("curvature_unit", b)
     return PrivacyDescription(scale=lambda q: np.full(np.shape(q), b), uniform=True, pieces=tuple(pieces), **kw)
+
+
+def laplace_cdf_curvature(scale, below=(), above=()):
+    """A ``curvature`` for atoms whose log masses are Laplace(q, scale) log-cdfs at the points ``below``
+    (``log P(L <= x)``) and log-survival functions at ``above`` (``log P(L >= x)``), and nothing else.
+
+    With ``z = (x - q)/b``, ``log F = log(1/2) + z`` for ``z <= 0`` (no curvature) and ``log(1 - e^{-z}/2)`` beyond,
+    whose second derivative is at most ``2 e^{-z}`` in size: on a cell of ``q`` the bound is 0 where every
+    ``z <= 0`` and ``(2/b^2) e^{-max(z_min, 0)}`` otherwise, largest over the points (returned in units of
+    ``b^-2``: ``laplace_description`` sets ``curvature_unit=b``).
+    """
+    b = float(scale)
+
+    def curvature(x, y):
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        out = np.zeros(np.broadcast(x, y).shape)
+        with np.errstate(over="ignore"):
+            for p in below:  # z = (p - q)/b runs over [(p - y)/b, (p - x)/b]
+                out = np.maximum(out, np.where(p - x <= 0, 0.0, 2 * np.exp(-np.maximum((p - y) / b, 0.0))))
+            for p in above:  # z = (q - p)/b runs over [(x - p)/b, (y - p)/b]
+                out = np.maximum(out, np.where(y - p <= 0, 0.0, 2 * np.exp(-np.maximum((x - p) / b, 0.0))))
+        return out
+
+    return curvature
 
 
 def corner_pairs(frozen=(-math.inf, math.inf)):
@@ -225,8 +268,22 @@ def laplace_log_mass_ratio(q1, q2, scale, lower, upper, log_mass):
     lower = np.asarray(lower, dtype=float).reshape((-1,) + (1,) * q1.ndim)
     upper = np.asarray(upper, dtype=float).reshape((-1,) + (1,) * q1.ndim)
     l1, l2 = np.asarray(log_mass(q1), dtype=float), np.asarray(log_mass(q2), dtype=float)
+    diff = np.sum(_piece_mass_diffs(q1, q2, lower, upper, float(scale)), axis=0)
+    return _log1p_ratio(diff, l1, l2)
+
+
+def _log1p_ratio(diff, l1, l2):
+    """``log N2 - log N1`` from ``N2 - N1 = diff`` and ``log N1 = l1`` (the plain difference where that is better)."""
     plain = l2 - l1
-    s = float(scale)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        rel = diff * np.exp(-l1)
+        fine = np.log1p(np.where(rel > -1, rel, 0.0))
+    use = (l1 > -700) & (np.abs(plain) < 0.5) & np.isfinite(fine)
+    return np.where(use, fine, plain)
+
+
+def _piece_mass_diffs(q1, q2, lower, upper, s):
+    """``N_k(q2) - N_k(q1)`` for each piece ``[lower_k, upper_k]`` (broadcast against the pairs), without cancellation."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         lo_q, hi_q = np.minimum(q1, q2), np.maximum(q1, q2)
         sign = np.where(q2 > q1, 1.0, np.where(q2 < q1, -1.0, 0.0))
@@ -241,14 +298,9 @@ def laplace_log_mass_ratio(q1, q2, scale, lower, upper, log_mass):
         holds = (lower <= lo_q) & (hi_q <= upper)
         left = upper <= lo_q
         right = lower >= hi_q
-        a_k, b_k = lower - q1, upper - q1
-        n1 = np.exp(_piece_log_mass(a_k, b_k, s))
+        n1 = np.exp(_piece_log_mass(lower - q1, upper - q1, s))
         outside = np.where(left, n1 * np.expm1(-(q2 - q1) / s), n1 * np.expm1((q2 - q1) / s))
-        diff = np.sum(np.where(holds, both, np.where(left | right, outside, mixed)), axis=0)
-        rel = diff * np.exp(-l1)
-        fine = np.log1p(np.where(rel > -1, rel, 0.0))
-    use = (l1 > -700) & (np.abs(plain) < 0.5) & np.isfinite(fine)
-    return np.where(use, fine, plain)
+        return np.where(holds, both, np.where(left | right, outside, mixed))
 
 
 def laplace_mass_curvature(x, y, scale, lower, upper, log_mass):
@@ -356,12 +408,45 @@ class _UnionMass:
         close = np.abs(q2 - q1) < 1e-3 * self.s
         if not close.any():
             return plain, err
-        fine = laplace_log_mass_ratio(q1[close], q2[close], self.s, self.lo, self.hi, self.log_mass)
+        fine, fine_err = self._close_ratio(q1[close], q2[close])
         out = np.array(plain, dtype=float)
         out[close] = fine
         err = np.array(err, dtype=float)
-        err[close] = 16 * np.spacing(np.abs(fine))
+        err[close] = fine_err
         return out, err
+
+    def _close_ratio(self, q1, q2, middle=4):
+        """``log N(q2) - log N(q1)`` for close pairs in ``O(log n)`` each: the pieces wholly left (right) of both
+        true values scale together by ``e^{-+(q2 - q1)/s}`` (their summed mass is the running sum of
+        :meth:`log_mass`); only the few pieces between are summed one by one (all of them, for the rare pair
+        with more than ``middle`` pieces between)."""
+        s, lo, hi = self.s, self.lo, self.hi
+        n = lo.size
+        lo_q, hi_q = np.minimum(q1, q2), np.maximum(q1, q2)
+        j = np.searchsorted(hi, lo_q, side="right") - 1  # pieces 0..j wholly left of both
+        k = np.searchsorted(lo, hi_q, side="left")  # pieces k.. wholly right of both
+        with np.errstate(invalid="ignore", over="ignore"):
+            left = np.where(j >= 0, self.left[np.maximum(j, 0)] - (q1 - hi[np.maximum(j, 0)]) / s, -np.inf)
+            right = np.where(k < n, self.right[np.minimum(k, n - 1)] - (lo[np.minimum(k, n - 1)] - q1) / s, -np.inf)
+            diff = np.exp(left) * np.expm1(-(q2 - q1) / s) + np.exp(right) * np.expm1((q2 - q1) / s)
+            size = np.abs(np.exp(left) * np.expm1(-(q2 - q1) / s)) + np.abs(np.exp(right) * np.expm1((q2 - q1) / s))
+        idx = j[None, :] + 1 + np.arange(middle)[:, None]
+        inside = idx < k[None, :]
+        safe = np.minimum(idx, n - 1)
+        parts = _piece_mass_diffs(q1[None, :], q2[None, :], lo[safe], hi[safe], s)
+        diff = diff + np.sum(np.where(inside, parts, 0.0), axis=0)
+        size = size + np.sum(np.where(inside, np.abs(parts), 0.0), axis=0)
+        many = (k - j - 1) > middle
+        l1 = self.log_mass(q1)
+        out = _log1p_ratio(diff, l1, self.log_mass(q2))
+        if many.any():
+            out[many] = laplace_log_mass_ratio(q1[many], q2[many], s, lo, hi, self.log_mass)
+            size[many] = np.inf  # summed piece by piece: bounded below by the generic allowance only
+        # the terms' rounding (a few ulps each, and of the running sums), relative to N(q1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            err = 64 * np.finfo(float).eps * size * np.exp(-l1)
+        err = np.where(np.isfinite(err), err, 64 * np.spacing(np.abs(out)))
+        return out, err + 16 * np.spacing(np.abs(out))
 
     def curvature(self, x, y):
         x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
@@ -378,8 +463,8 @@ class _UnionMass:
         with np.errstate(divide="ignore"):
             log_e = np.logaddexp(np.logaddexp(left, right), np.log(count)) - math.log(2 * s)
         log_nmin = 0.5 * (self.log_mass(x) + self.log_mass(y)) - (y - x) / (2 * s)
-        ratio = np.exp(np.minimum(log_e - log_nmin, 700.0))
-        return ratio / s + np.minimum(ratio, 1 / s) ** 2
+        ratio = np.exp(np.minimum(log_e + math.log(s) - log_nmin, 700.0))  # E s/N_min: scale-free
+        return ratio + np.minimum(ratio, 1.0) ** 2  # in units of s^-2
 
 
 def union_description(scale, lower, upper, shift=0.0, **kw):
@@ -395,19 +480,25 @@ def union_description(scale, lower, upper, shift=0.0, **kw):
     order = np.argsort(lower)
     lower, upper = lower[order], upper[order]
 
-    mass = _UnionMass(b, lower, upper)
+    built = []
+
+    def mass():  # built on first use (O(n)), so the auditor can refuse a request before paying for it
+        if not built:
+            built.append(_UnionMass(b, lower, upper))
+        return built[0]
 
     def log_norm(q):
-        return mass.log_mass(np.asarray(q, dtype=float) + shift)
+        return mass().log_mass(np.asarray(q, dtype=float) + shift)
 
     def ratio(q1, q2):
-        return mass.ratio(np.asarray(q1, dtype=float) + shift, np.asarray(q2, dtype=float) + shift)
+        return mass().ratio(np.asarray(q1, dtype=float) + shift, np.asarray(q2, dtype=float) + shift)
 
     def curvature(x, y):
-        return mass.curvature(np.asarray(x, dtype=float) + shift, np.asarray(y, dtype=float) + shift)
+        return mass().curvature(np.asarray(x, dtype=float) + shift, np.asarray(y, dtype=float) + shift)
 
-    ends = tuple(float(v) - shift for v in np.r_[lower, upper] if math.isfinite(v))
-    middles = tuple(float(0.5 * (h + l)) - shift for h, l in zip(upper[:-1], lower[1:]))
+    ends = np.r_[lower, upper]
+    ends = tuple((ends[np.isfinite(ends)] - shift).tolist())
+    middles = tuple((0.5 * (upper[:-1] + lower[1:]) - shift).tolist())
     kw.setdefault("landmarks", ends + middles)
     if shift:
         kw.setdefault("center", lambda q: np.asarray(q, dtype=float) + shift)

@@ -35,14 +35,19 @@ __all__ = ["PrivacyDescription", "PrivacyReport", "describe", "pair_loss", "priv
 _KINDS = ("density", "atom", "support", "tail")
 _DENSITY, _ATOM, _SUPPORT, _TAIL = range(4)
 _POST = "upper bound (post-processing)"
-#: a request whose arrays would exceed this many float64 entries (1 GiB) is refused
-_MAX_ENTRIES = 2**27
-#: a band search over more pairs than this is refused (about a minute on a slow core)
+#: pair evaluations (times pieces) a request may need before it is refused (about a minute on a slow core)
 _MAX_PAIRS = 2**24
 #: pairs evaluated at once (bounded memory)
 _CHUNK = 2**16
 #: evaluations the certified edge search may spend before it reports its upper bound instead
 _BUDGET = 2**17
+#: pair evaluations the certified search over the band may spend before it reports the bound it reached
+_BOX_BUDGET = 2**17
+#: the time and memory a request may take before it is refused
+_MAX_SECONDS = 60.0
+#: measured cost of one starting point of the edge search (a slow core; benchmarks/bench_audit.py)
+_EDGE_SECONDS = 4e-5
+_EDGE_BYTES = 400
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,12 @@ class PrivacyReport:
     exact : bool
         True when ``epsilon`` is the loss itself (to rounding); False when it is an upper bound
         (a post-processing, or a certified search that ran out of budget) or the result of a search
-        over pairs that is not certified (see :func:`privacy_report`).
+        over pairs that certifies an upper bound only (see :func:`privacy_report`).  ``epsilon`` is
+        never below the loss.
+    slack : float
+        How far ``epsilon`` may lie above the loss: the loss is in ``[epsilon - slack, epsilon]`` (``slack``
+        is ``epsilon`` minus the loss of the reported pair, 0 when that loss is the answer; ``inf`` for a
+        post-processing, whose loss the base's only bounds).
     """
 
     epsilon: float
@@ -76,6 +86,7 @@ class PrivacyReport:
     output: float
     kind: str
     exact: bool = True
+    slack: float = 0.0
 
     @property
     def bounded(self):
@@ -170,27 +181,34 @@ def privacy_report(mechanism, sensitivity, *, domain=None, window=None, neighbou
     * The family says where the worst pair sits (``worst_pairs`` of its description: Laplace, BIT,
       the translated ramp, truncation, normalization to one interval, restriction of a Laplace base,
       log-Laplace; each proves it where it defines it): those pairs are evaluated exactly.
-    * Families whose scale does not depend on ``q``, with no window cutting their outputs (a
-      normalization to a union of intervals): the loss never decreases as the two true values move
-      apart (for ``q1 < q2`` the worst density ratio is at the lowest output ``t0``; its derivative in
-      ``q2`` is ``1/s + N'(q2)/N(q2) >= 0`` as ``|N'| <= N/s``), so the worst pair is ``(u, u ± Δ)``.
-      The supremum over ``u`` is a certified branch and bound: on each cell of ``u`` the loss is at most
-      the larger of its end values plus ``K h^2/8``, with ``K`` the family's bound on the curvature of
-      its log-normalizer (``curvature``; else a Lipschitz bound ``L h/2``); cells are halved until no
-      cell can hold more than the best value found plus ``1e-10 (1 + |ε|)``.  The report then gives the
-      certified upper bound, ``exact=True``.  Beyond ``4096`` length scales from every landmark the
-      law only translates (its normalizer is at its limit to ``e^{-4096}``).  If the budget of
-      ``2^17`` evaluations runs out first, the report gives the certified upper bound with
-      ``exact=False``: never below the truth.
-    * Variable-scale families (Croft, Sack & Shi), the Gaussian restriction, and any family whose
-      outputs are cut by ``window``: without a window, a pair whose scales differ (for the
-      Gaussian, any two distinct true values) has infinite loss, which one pair witnesses.  With a
-      window the search runs over the whole band ``|q1 - q2| <= Δ``: a grid over ``q1``
-      and ``(q2 - q1)/Δ`` (21 steps and ``±1e-3``, ``±1e-6``), then a pattern search (a 9 x 9 stencil,
-      moved while it improves and shrunk by 4 otherwise, to ``1e-15``) from the four best cells.
-      The result is marked ``exact=False``: a careful search, not a certificate (it may fall short
-      of the supremum: the one case where the auditor does not promise to err on the high side).  (For the Gaussian with a window and ``hi = inf`` the loss grows without
-      bound as both true values run off to infinity; the report then has ``q1 = q2 = inf``.)
+    * Families of one scale with a Laplace kernel (a normalization to a union of intervals; any of the
+      above when ``window`` cuts their outputs).  For a fixed output ``t`` the loss of a pair is
+      ``h(q2) - h(q1)`` with ``h(q) = |t - m(q)|/s + log N(q)``, which falls and then rises (``|N'| <= N/s``),
+      its bottom where the centre is ``t``; an atom's ``-log mass`` is monotone.  For one pair the worst
+      output is the lowest or the highest one (or an atom), so for fixed ``q1`` the best ``q2`` is an end of
+      its range: the worst pair is on the edge ``(u, u ± Δ)``, or pairs a bottom with an end of the domain
+      (finitely many pairs, evaluated exactly).  The supremum over ``u`` is a certified branch and bound: on
+      each cell of ``u`` the loss is at most the larger of its end values plus ``K h^2/8``, with ``K`` the
+      family's curvature bound (``curvature``; else a Lipschitz bound ``L h/2``; with neither the auditor
+      refuses), the kinks being cell ends; cells are halved until none can hold more than the best value
+      found plus ``1e-10 (1 + |ε|)``.  The report gives the largest bound of any discarded cell (never below
+      the truth) with ``slack`` its distance to the best pair, ``exact=True``.  Beyond ``4096`` length scales
+      from every landmark the law only translates (its normalizer is at its limit to ``e^{-4096}``).  If the
+      budget of ``2^17`` evaluations runs out first, the bound reached is reported with ``exact=False``.
+    * A Gaussian kernel on one interval (the restriction of a normal base): for fixed ``t``, ``h`` is convex
+      (``h'' = Var/s^4``), so the worst pair is ``(argmin h, e)`` within ``Δ`` of a domain end ``e``, found by
+      golden section with its error bound added: exact.  Unbounded outputs above: any pair ``q1 > q2`` has an
+      infinite loss (the tail).  With a window and ``hi = inf`` the loss grows without bound as both true
+      values run off (``q1 = q2 = inf``); with ``lo = -inf`` it increases to the limit ``(t - c) Δ/s^2``
+      (``q1 = q2 = -inf``).
+    * A scale that varies with ``q`` (Croft, Sack & Shi): without a window a pair whose scales differ has an
+      infinite loss, which one pair of a starting grid witnesses.  With a window, a certified branch and
+      bound over cells of ``(q1, q2 - q1)`` on a finite domain: the family's ``enclosure`` bounds centre, scale
+      and log-normalizer on a cell, which bounds the log-ratio at each kind of worst output (an end of a
+      piece, either centre; a ``linear_outputs`` theorem exactly); cells are split until none can exceed the
+      best pair by ``2e-13 (1 + |ε|)`` or ``2^17`` evaluations are spent.  ``epsilon`` is the largest bound of
+      any discarded cell: never below the truth; ``exact=False`` and ``slack`` says by how much it may be
+      above (``4e-13`` for Croft near the data, in about a second).
     * A post-processing whose law is not described (``PostProcessed(φ)``, ``StepPostProcessed``)
       describes its Laplace base with ``exact=False``: the base's loss is an upper bound by the
       post-processing property (``kind='upper bound (post-processing)'``, ``exact=False``).
@@ -201,9 +219,11 @@ def privacy_report(mechanism, sensitivity, *, domain=None, window=None, neighbou
     A domain so far out that true values ``Δ`` apart are not ``Δ`` apart in floats (to 10 digits) is
     refused with a ``ValueError`` naming ``sensitivity``.
 
-    Resources.  A request that would need more than about 1 GiB of memory or a minute (a band search over
-    more than ``2^24`` pairs, an edge search over more than ``2^21`` landmarks) raises a ``ValueError``
-    saying so; a finite loss too large for a float (``Δ/b > 1.8e308``) raises one too.
+    Resources.  A request that would need more than about 1 GiB of memory or a minute is refused, before
+    anything is allocated, with a ``ValueError`` that says what was asked, its estimated cost and the limit
+    (an edge search from more than about 1.4 million starting points, e.g. a normalization to 57,000
+    pieces; a search over the band whose starting grid exceeds ``2^24`` evaluations; :func:`pair_loss` on
+    more than ``2^24`` pairs); a finite loss too large for a float (``Δ/b > 1.8e308``) raises one too.
 
     Parameters
     ----------
@@ -262,19 +282,24 @@ def privacy_report(mechanism, sensitivity, *, domain=None, window=None, neighbou
         pairs = desc.worst_pairs(lo, hi, delta)
         _separations(pairs, delta, sensitivity)
         report = _best_of(desc, pairs, window, delta)
-    elif desc.uniform and not cut:
+    elif desc.uniform and desc.shape == "laplace":
         _resolution(delta, lo, hi, desc, sensitivity)
-        report = _edge_search(desc, delta, lo, hi, window)
+        report = _edge_search(desc, delta, lo, hi, window, name)
+    elif desc.shape == "gauss" and len(desc.pieces) == 1 and not desc.atoms:
+        _resolution(delta, lo, hi, desc, sensitivity)
+        report = _gauss_search(desc, delta, lo, hi, window)
     else:
         _resolution(delta, lo, hi, desc, sensitivity)
-        report = _band_search(desc, delta, lo, hi, window)
+        report = _box_search(desc, delta, lo, hi, window, name)
+    if report.epsilon < 0:  # a window holding no output of either law: a pair of equal true values has loss 0
+        report = PrivacyReport(0.0, report.q1, report.q1, math.nan, _KINDS[_DENSITY])
     if neighbours != "additive":
         report = replace(report, q1=_exp(report.q1), q2=_exp(report.q2))
     if report.epsilon == math.inf and report.kind in ("density", "atom") and math.isfinite(report.q1):
         raise ValueError(f"the privacy loss of {name} for sensitivity={sensitivity!r} is finite but exceeds the "
                          "float range (about sensitivity/scale > 1.8e308)")
     if not exact:
-        report = replace(report, output=math.nan, kind=_POST, exact=False)
+        report = replace(report, output=math.nan, kind=_POST, exact=False, slack=report.epsilon)
     return report
 
 
@@ -534,15 +559,24 @@ def _support_marks(desc, window):
     return [float(desc.to_q(t)) for t in ends if math.isfinite(t)]
 
 
-def _edge_search(desc, delta, lo, hi, window):
-    """The worst pair among ``(u, u ± Δ)``: a certified branch and bound over ``u`` (see :func:`privacy_report`)."""
+def _edge_search(desc, delta, lo, hi, window, name):
+    """The worst pair of a one-scale Laplace-shaped family: the edge ``(u, u ± Δ)`` by a certified branch and
+    bound over ``u``, and the pairs ``(v, e)`` of a kink ``v`` and a domain end ``e`` (see :func:`privacy_report`)."""
+    kinks = _support_marks(desc, window)
+    extra = [(v, e) for v in kinks for e in (lo, hi) if math.isfinite(e) and lo <= v <= hi and 0 < abs(v - e) <= delta]
     if hi - lo <= delta:
-        return _best_of(desc, [(lo, hi), (hi, lo)], window)
+        return _best_of(desc, [(lo, hi), (hi, lo)] + extra, window)
     ulo, uhi = lo, hi - delta
-    grid, remote = _edge_grid(desc, delta, ulo, uhi, _support_marks(desc, window))
-    if grid.size > _MAX_ENTRIES // 64:
-        raise ValueError(f"domain: the search over {grid.size} true values (the family's landmarks) would need more "
-                         "than 1 GiB; pass a shorter domain")
+    # estimated before anything is allocated: the starting cells are ~8 per landmark (each and its -Δ shift,
+    # three points between neighbours); each costs ~_EDGE_SECONDS and ~_EDGE_BYTES while it is searched
+    cells = 8 * (len(desc.landmarks) + len(kinks) + 2) + 48
+    seconds, gib = (cells + _BUDGET) * _EDGE_SECONDS, cells * _EDGE_BYTES / 2**30
+    if seconds > _MAX_SECONDS or gib > 1:
+        raise ValueError(f"domain: the search along the edge over about {cells} starting true values "
+                         f"({len(desc.landmarks)} landmarks of {name}) would take about {seconds:.3g} s and "
+                         f"{gib:.3g} GiB, over the limit of {_MAX_SECONDS:g} s and 1 GiB; pass fewer pieces or a "
+                         "shorter domain")
+    grid, remote = _edge_grid(desc, delta, ulo, uhi, kinks)
 
     def g(u):
         u = np.atleast_1d(np.asarray(u, dtype=float))
@@ -553,11 +587,17 @@ def _edge_search(desc, delta, lo, hi, window):
     best = _first_max(values, remote)
     u_best, v_best = float(grid[best]), float(values[best])
     if not math.isfinite(v_best) or grid.size == 1:
-        return _edge_report(desc, u_best, delta, window, exact=True)
-    bound, u_best, v_best, certified = _branch_and_bound(desc, g, grid, values, delta, u_best, v_best)
-    report = _edge_report(desc, u_best, delta, window, exact=certified)
-    if bound > report.epsilon:
-        report = replace(report, epsilon=bound)
+        report = _edge_report(desc, u_best, delta, window, exact=True)
+    else:
+        bound, u_best, v_best = _branch_and_bound(desc, g, grid, values, delta, u_best, v_best, name)
+        report = _edge_report(desc, u_best, delta, window, exact=True)
+        if bound > report.epsilon:
+            slack = bound - report.epsilon
+            report = replace(report, epsilon=bound, slack=slack, exact=slack <= _tol(bound))
+    if extra:
+        other = _best_of(desc, extra, window)
+        if other.epsilon > report.epsilon:  # the loss is this pair's, exactly
+            report = other
     return report
 
 
@@ -585,27 +625,37 @@ def _edge_report(desc, u, delta, window, exact):
     return up if up.epsilon >= down.epsilon else down
 
 
-def _branch_and_bound(desc, g, grid, values, delta, u_best, v_best):
-    """Halve the cells of ``grid`` that may hold more than the best value; returns (bound, u, v, certified)."""
+def _branch_and_bound(desc, g, grid, values, delta, u_best, v_best, name):
+    """Halve the cells of ``grid`` that may hold more than the best value; returns ``(bound, u, v)``.
+
+    ``bound`` is the largest upper bound of any cell discarded on the way (or left open when the budget ran
+    out), so the supremum of ``g`` lies in ``[v, max(v, bound)]``.
+    """
+    if desc.curvature is None and desc.lipschitz is None:
+        raise NotImplementedError(f"{name}: the search along the edge needs the description's curvature or "
+                                  "lipschitz bound to certify its answer")
     left, right = grid[:-1], grid[1:]
     vl, vr = values[:-1], values[1:]
     spent = grid.size
+    discarded = -math.inf
     while True:
         h = right - left
         if desc.curvature is not None:
             k = np.asarray(desc.curvature(left, right)) + np.asarray(desc.curvature(left + delta, right + delta))
-            ub = np.maximum(vl, vr) + k * h * h / 8
-        elif desc.lipschitz is not None:
-            ub = (vl + vr) / 2 + desc.lipschitz * h / 2
+            hu = h / desc.curvature_unit  # the curvature is in units of curvature_unit**-2
+            ub = np.maximum(vl, vr) + k * hu * hu / 8
         else:
-            return v_best, u_best, v_best, False
+            ub = (vl + vr) / 2 + desc.lipschitz * h / 2
         ub = np.where(np.isnan(ub), np.inf, ub)
+        ub = ub + 4 * np.spacing(np.abs(np.nan_to_num(ub, posinf=0.0)))
         open_ = ub > v_best + _tol(v_best)
+        if (~open_).any():
+            discarded = max(discarded, float(ub[~open_].max()))
         if not open_.any():
-            return max(v_best, float(ub.max(initial=-np.inf))), u_best, v_best, True
+            return max(v_best, discarded), u_best, v_best
         tiny = h <= 4 * np.spacing(np.maximum(np.abs(left), np.abs(right)))
         if spent + open_.sum() > _BUDGET or (open_ & tiny).any():
-            return float(ub.max()), u_best, v_best, False
+            return max(v_best, discarded, float(ub.max())), u_best, v_best
         left, right, vl, vr = left[open_], right[open_], vl[open_], vr[open_]
         mid = 0.5 * (left + right)
         vm = g(mid)
@@ -617,62 +667,255 @@ def _branch_and_bound(desc, g, grid, values, delta, u_best, v_best):
         vl, vr = np.r_[vl, vm], np.r_[vm, vr]
 
 
-def _band_search(desc, delta, lo, hi, window):
-    """The worst pair over the whole band ``|q1 - q2| <= Δ`` (variable scale or Gaussian base)."""
+def _gauss_search(desc, delta, lo, hi, window):
+    """The worst pair of a Gaussian kernel of one scale ``s`` on one interval, with centre ``q + c``: exact.
+
+    For a fixed output ``t`` the loss of a pair is ``h(q2) - h(q1)`` with ``h(q) = (t - m(q))^2/(2 s^2) + log N(q)``,
+    and ``h'' = Var/s^4`` in ``(0, 1/s^2]`` (``Var`` the variance of the normal law conditioned on the
+    interval, at most ``s^2``): ``h`` is convex.  So for fixed ``q1`` the best ``q2`` is an end of its range,
+    ``h(q1 + Δ) - h(q1)`` increases with ``q1``, and the supremum over the band is ``h(e) - min h`` over the
+    true values within ``Δ`` of a domain end ``e`` (the minimum by golden section of the concave pair loss;
+    its error is at most ``w^2/(2 s^2)`` for a final bracket ``w``, added), for ``t`` the lowest or the highest
+    output.  Unbounded cases: outputs unbounded above, any pair ``q1 > q2`` has an infinite loss (the tail);
+    ``hi = inf`` with a window, the loss grows without bound as the pair runs off (``q1 = q2 = inf``); ``lo =
+    -inf``, ``h(u) - h(u + Δ)`` increases to ``(t - c0) Δ/s^2`` as ``u -> -inf`` (``c0`` the interval's lower
+    end), reported with ``q1 = q2 = -inf``.
+    """
+    (a, b), = [(max(p, window[0]), min(r, window[1])) for p, r in desc.pieces]
+    s = float(np.asarray(desc.scale(np.array(0.0))))
+    if b == math.inf or a == -math.inf:
+        q2 = lo if math.isfinite(lo) else (hi - delta if math.isfinite(hi) else 0.0)
+        q1 = min(q2 + delta, hi) if b == math.inf else q2
+        if a == -math.inf and b != math.inf:
+            q1, q2 = q2, min(q2 + delta, hi)
+        return _report(desc, q1, q2, window)
+    if hi == math.inf:
+        return PrivacyReport(math.inf, math.inf, math.inf, a, _KINDS[_DENSITY])
+    reports = []
+    for t in (a, b):
+        for end, (x, y) in ((hi, (max(lo, hi - delta), hi)), (lo, (lo, min(hi, lo + delta)))):
+            if not math.isfinite(end):
+                continue
+            q1, width = _golden_max(lambda q: _gauss_log_ratio(desc, q, end, t, s), x, y)
+            r = _report(desc, q1, end, window)
+            allowance = width * width / (2 * s * s)
+            if allowance > 0:
+                r = replace(r, epsilon=r.epsilon + allowance, slack=allowance, exact=allowance <= _tol(r.epsilon))
+            reports.append(r)
+    if lo == -math.inf:
+        with np.errstate(over="ignore"):
+            limit = (b - desc.pieces[0][0]) * delta / s / s
+        reports.append(PrivacyReport(limit, -math.inf, -math.inf, b, _KINDS[_DENSITY]))
+    return max(reports, key=lambda r: r.epsilon)
+
+
+def _gauss_log_ratio(desc, q1, q2, t, s):
+    """``log p(t; q1) - log p(t; q2)`` for a Gaussian kernel, written so that close centres do not cancel."""
+    q1 = np.asarray(q1, dtype=float)
+    m1, m2 = desc.center(q1), desc.center(np.full(q1.shape, q2))
+    const, _ = _log_norm_ratio(desc, q1, np.full(q1.shape, q2))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (m1 - m2) * ((t - m1) + (t - m2)) / (2 * s * s) + const
+
+
+def _golden_max(f, x, y, steps=200):
+    """``(argmax, final bracket width)`` of a concave ``f`` on ``[x, y]`` by golden section (ends included)."""
+    ends = np.array([x, y])
+    fe = f(ends)
+    r = (math.sqrt(5) - 1) / 2
+    a, b = x, y
+    c, d = b - r * (b - a), a + r * (b - a)
+    fc, fd = f(np.array([c, d]))
+    for _ in range(steps):
+        if b - a <= 4 * np.spacing(max(abs(a), abs(b), 1e-300)):
+            break
+        if fc >= fd:
+            b, d, fd = d, c, fc
+            c = b - r * (b - a)
+            fc = f(np.array([c]))[0]
+        else:
+            a, c, fc = c, d, fd
+            d = a + r * (b - a)
+            fd = f(np.array([d]))[0]
+    best = c if fc >= fd else d
+    fbest = max(fc, fd)
+    if fe.max() >= fbest:
+        return float(ends[int(np.argmax(fe))]), (b - a if x < a or b < y else 0.0)
+    return float(best), b - a
+
+
+def _box_search(desc, delta, lo, hi, window, name):
+    """The worst pair over the whole band ``|q1 - q2| <= Δ`` for a law the edge argument does not cover (a
+    scale that varies with ``q``, a Gaussian kernel): a certified two-dimensional branch and bound.
+
+    Coordinates ``u = q1`` and ``d = q2 - q1`` in ``[-Δ, Δ]``.  On a cell the family's ``enclosure`` bounds
+    the centre, scale and log-normalizer over each side's true values; the log-ratio of the two densities
+    is then at most a piecewise-linear (Laplace) or piecewise-quadratic-with-linear-differences (Gaussian)
+    function of the output, maximised exactly at its breakpoints on each piece (:func:`_box_bound`).  The
+    exact loss at each cell's middle pair is a lower bound.  Cells whose bound exceeds the best pair by more
+    than ``_box_tol`` are split in four; the report's ``epsilon`` is the largest bound of any cell ever
+    discarded or left open (never below the truth) and ``slack`` its distance to the loss at the reported
+    pair.  Budget: ``_BOX_BUDGET`` evaluations, then the bound reached is reported.
+    """
     if desc.shape == "gauss" and hi == math.inf and window[1] < math.inf:
         return PrivacyReport(math.inf, math.inf, math.inf, max(window[0], desc.pieces[0][0]), _KINDS[_DENSITY])
     few = len(desc.landmarks) <= 64
     per_mark = 64 if few else int(np.clip(2**13 // (3 * len(desc.landmarks)), 4, 64))
     grid, remote = _grid(desc, delta, lo, hi, _window_marks(desc, window), steps_per_mark=per_mark,
                          between=65 if few else 9)
-    frac = np.unique(np.r_[np.linspace(-1, 1, 21), [-1e-3, 1e-3, -1e-6, 1e-6]])
+    frac = np.linspace(-1.0, 1.0, 17)
     pairs = grid.size * frac.size
-    if pairs > _MAX_PAIRS:
-        raise ValueError(f"window: searching {pairs} pairs of true values (around {len(desc.landmarks)} landmarks) "
-                         "would take more than a minute; pass a shorter domain or fewer pieces")
+    cost = pairs * max(len(desc.pieces), 1) + _BOX_BUDGET
+    if cost > _MAX_PAIRS:
+        raise ValueError(f"window: a search over {pairs} starting pairs of true values on {len(desc.pieces)} pieces "
+                         f"(about {cost:.3g} evaluations) exceeds the limit of {_MAX_PAIRS:.3g} (about a minute); "
+                         "pass a shorter domain or fewer pieces")
     q1 = np.repeat(grid, frac.size)
     q2 = np.clip(q1 + np.tile(frac, grid.size) * delta, lo, hi)
     loss, _, _ = _pair(desc, q1, q2, window)
     best = _first_max(loss, np.repeat(remote, frac.size) + delta - np.abs(q2 - q1))
-    if not math.isfinite(loss[best]):
-        return _report(desc, q1[best], q2[best], window)
-    order = np.argsort(loss)[::-1]
-    starts, seen = [], set()
-    for k in order[:400]:
-        i, j = divmod(int(k), frac.size)
-        if (i // 4, j // 4) not in seen:
-            seen.add((i // 4, j // 4))
-            starts.append((i, j))
-        if len(starts) == 4:
+    b1, b2, bv = float(q1[best]), float(q2[best]), float(loss[best])
+    if bv == math.inf:  # one pair witnesses an infinite loss: exact
+        return _report(desc, b1, b2, window)
+    if desc.shape != "laplace":
+        raise NotImplementedError(f"{name}: the certified search over pairs handles a Gaussian kernel on one "
+                                  "interval only")
+    if desc.enclosure is None:
+        raise NotImplementedError(f"{name}: a certified search over pairs needs the description's enclosure "
+                                  "(bounds of the centre, scale and log-normalizer over an interval of true values)")
+    if desc.atoms:
+        raise NotImplementedError(f"{name}: the certified search over pairs does not handle point masses with a "
+                                  "scale that varies with q")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"domain: a certified search over pairs for {name} needs a finite domain "
+                         f"(got ({lo!r}, {hi!r})); pass finite bounds")
+    pieces = sorted((max(a, window[0]), min(b, window[1])) for a, b in desc.pieces)
+    pieces = [(a, b) for a, b in pieces if a < b]
+    u_edges = grid if grid[0] == lo and grid[-1] == hi else np.unique(np.r_[lo, grid, hi])
+    d_edges = frac * delta
+    u0, d0 = np.meshgrid(u_edges[:-1], d_edges[:-1], indexing="ij")
+    u1, d1 = np.meshgrid(u_edges[1:], d_edges[1:], indexing="ij")
+    u0, u1, d0, d1 = u0.ravel(), u1.ravel(), d0.ravel(), d1.ravel()
+    keep = (u0 + d0 <= hi) & (u1 + d1 >= lo)
+    u0, u1, d0, d1 = u0[keep], u1[keep], d0[keep], d1[keep]
+    discarded = -math.inf
+    spent = 0
+    while u0.size:
+        ub = _box_bound(desc, u0, u1, np.maximum(lo, u0 + d0), np.minimum(hi, u1 + d1), d0, d1, pieces, lo, hi)
+        ub = np.where(np.isnan(ub), np.inf, ub)
+        open_ = ub > bv + _box_tol(bv)
+        if (~open_).any():
+            discarded = max(discarded, float(ub[~open_].max()))
+        if not open_.any():
             break
-    b1, b2, bv = q1[best], q2[best], loss[best]
-    steps = np.linspace(-1.0, 1.0, 9)
-    for i, j in starts:
-        u, f = grid[i], frac[j]
-        hu = max(grid[min(i + 1, grid.size - 1)] - u, u - grid[max(i - 1, 0)])
-        hf = 0.1
-        v = loss[i * frac.size + j]
-        for _ in range(200):
-            uu = np.clip(u + hu * steps, lo, hi)[:, None]
-            ff = np.clip(f + hf * steps, -1.0, 1.0)[None, :]
-            a, c = np.broadcast_arrays(uu, np.clip(uu + ff * delta, lo, hi))
-            vals, _, _ = _pair(desc, a.ravel(), c.ravel(), window)
-            k = int(np.argmax(vals))
-            if vals[k] > v:
-                v, u, f = vals[k], float(a.ravel()[k]), float(np.broadcast_to(ff, a.shape).ravel()[k])
-            else:
-                hu, hf = hu / 4, hf / 4
-            if hu <= 1e-15 * max(1.0, abs(u)) and hf <= 1e-15:
-                break
-        if v > bv + _tol(bv):
-            b1, b2, bv = u, float(np.clip(u + f * delta, lo, hi)), v
-    return _report(desc, b1, b2, window, exact=False)
+        wu, wd = u1 - u0, d1 - d0
+        can_u = wu > 4 * np.spacing(np.maximum(np.abs(u0), np.abs(u1)))
+        can_d = wd > 4 * np.spacing(delta)
+        stuck = open_ & ~can_u & ~can_d  # cannot be refined: their bound stays
+        if stuck.any():
+            discarded = max(discarded, float(ub[stuck].max()))
+            open_ &= ~stuck
+        if spent + 2 * int(open_.sum()) > _BOX_BUDGET:
+            if open_.any():
+                discarded = max(discarded, float(ub[open_].max()))
+            break
+        u0, u1, d0, d1 = u0[open_], u1[open_], d0[open_], d1[open_]
+        cut_u = (can_u & ((wu >= wd) | ~can_d))[open_]
+        um, dm = 0.5 * (u0 + u1), 0.5 * (d0 + d1)
+        # halve each cell across its longer side (one it can still halve)
+        u0, u1 = np.r_[u0, np.where(cut_u, um, u0)], np.r_[np.where(cut_u, um, u1), u1]
+        d0, d1 = np.r_[d0, np.where(cut_u, d0, dm)], np.r_[np.where(cut_u, d1, dm), d1]
+        keep = (u0 + d0 <= hi) & (u1 + d1 >= lo)
+        u0, u1, d0, d1 = u0[keep], u1[keep], d0[keep], d1[keep]
+        c1 = 0.5 * (u0 + u1)
+        c2 = np.clip(c1 + 0.5 * (d0 + d1), lo, hi)
+        vals, _, _ = _pair(desc, c1, c2, window)
+        spent += c1.size
+        k = int(np.argmax(vals)) if vals.size else 0
+        if vals.size and vals[k] > bv:
+            b1, b2, bv = float(c1[k]), float(c2[k]), float(vals[k])
+    report = _report(desc, b1, b2, window, exact=False)
+    bound = max(report.epsilon, discarded)
+    return replace(report, epsilon=bound, slack=bound - report.epsilon)
+
+
+def _box_tol(v):
+    """The branch and bound of :func:`_box_search` stops when no cell can exceed the best pair by this."""
+    return 2e-13 * (1.0 + abs(v))
+
+
+def _box_bound(desc, u0, u1, x2, y2, d0, d1, pieces, lo, hi):
+    """An upper bound of the loss ``sup_t log p(t; q1)/p(t; q2)`` over the pairs of a cell: ``q1`` in ``[u0, u1]``,
+    ``q2`` in ``[x2, y2]`` and ``q2 - q1`` in ``[d0, d1]`` (Laplace kernel, one or several pieces).
+
+    For one pair the supremum over outputs is at an end of a piece or at a centre clipped to it, so the
+    bound is the largest over these classes, each bounded from the family's ``enclosure`` (centre in
+    ``M``, scale in ``S``, log-normalizer in ``[n_lo, n_hi]``) with ``c = log(s2_max/s1_min) + n2_max - n1_min``:
+
+    * a fixed end ``t``: ``-dist(t, M1)/s1_max + maxdist(t, M2)/s2_min + c`` (exact in closed form when the
+      family names ``t`` among its ``linear_outputs``);
+    * the output at ``q1``'s centre: ``maxsep(M1, M2)/s2_min + c``; at ``q2``'s: ``-minsep(M1, M2)/s1_max + c``;
+    * an infinite end: ``inf`` when the log-ratio may grow outwards (``1/s2_min > 1/s1_max``).
+
+    A rounding allowance of a few ulps of every term is added.
+    """
+    m1lo, m1hi, s1lo, s1hi, n1lo, n1hi = (np.asarray(v, dtype=float) for v in desc.enclosure(u0, u1))
+    m2lo, m2hi, s2lo, s2hi, n2lo, n2hi = (np.asarray(v, dtype=float) for v in desc.enclosure(x2, y2))
+    eps = np.finfo(float).eps
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        log_s = np.log(s2hi / s1lo)  # the ratio first: scales of 1e300 keep their digits
+        const = log_s + (n2hi - n1lo)
+        size = np.abs(log_s) + np.abs(n2hi) + np.abs(n1lo)
+        maxsep = np.maximum(np.abs(m1hi - m2lo), np.abs(m2hi - m1lo))
+        minsep = np.maximum(np.maximum(m1lo - m2hi, m2lo - m1hi), 0.0)
+        if desc.center is _identity:  # |m1 - m2| = |q1 - q2|: at most max(|d0|, |d1|); clipping only shortens it
+            maxsep = np.minimum(maxsep, np.maximum(np.abs(d0), np.abs(d1)))
+        best = np.full(np.shape(const), -np.inf)
+
+        def offer(value, terms):
+            nonlocal best
+            value = np.asarray(value, dtype=float)
+            finite = np.isfinite(value)
+            allowance = 16 * eps * (terms + size) + 4 * np.spacing(np.abs(np.where(finite, value, 0.0)))
+            best = np.maximum(best, np.where(finite, value + allowance, value))
+
+        linear = {float(t): (c, k) for t, c, k in desc.linear_outputs}
+        for a, b in pieces:
+            for t in (a, b):
+                if not math.isfinite(t):
+                    continue
+                if t in linear:
+                    offer(_linear_output_max(*linear[t], u0, u1, y2, d1), 0.0)
+                    continue
+                near = np.maximum(np.maximum(m1lo - t, t - m1hi), 0.0) / s1hi
+                far = np.maximum(np.abs(t - m2lo), np.abs(t - m2hi)) / s2lo
+                offer(far - near + const, near + far)
+            # an output at a centre inside the piece
+            hit1 = (m1hi >= a) & (m1lo <= b)
+            offer(np.where(hit1, maxsep / s2lo + const, -np.inf), maxsep / s2lo)
+            hit2 = (m2hi >= a) & (m2lo <= b)
+            offer(np.where(hit2, -minsep / s1hi + const, -np.inf), minsep / s1hi)
+            if math.isinf(a) or math.isinf(b):
+                best = np.where(1 / s2lo - 1 / s1hi > 0, np.inf, best)
+    return best
+
+
+def _linear_output_max(slope, knee, u0, u1, y2, d1):
+    """The largest ``g(q2) - g(q1)`` over a cell for ``g(q) = slope * max(q - knee, 0)`` (``slope >= 0``): for each
+    ``q1 = u`` in ``[u0, u1]`` the best ``q2`` is the largest, ``min(u + d1, y2)``; the result is piecewise
+    linear in ``u``, so its maximum is at ``u0``, ``u1`` or a breakpoint."""
+    g = lambda q: slope * np.maximum(q - knee, 0.0)  # noqa: E731
+    best = np.full(np.shape(u0), -np.inf)
+    for u in (u0, u1, np.clip(knee, u0, u1), np.clip(knee - d1, u0, u1), np.clip(y2 - d1, u0, u1)):
+        best = np.maximum(best, g(np.minimum(u + d1, y2)) - g(u))
+    return best
 
 
 def _resolution(delta, lo, hi, desc, sensitivity):
     """Refuse a search so far out that true values ``Δ`` apart are not ``Δ`` apart to 10 digits in floats."""
-    marks = [v for v in (lo, hi, *desc.landmarks) if math.isfinite(v) and lo <= v <= hi] or [0.0]
-    far = max(abs(v) for v in marks) + (4096 * desc.length if math.isinf(lo) or math.isinf(hi) else 0.0)
+    marks = np.array([lo, hi, *desc.landmarks], dtype=float)
+    marks = marks[np.isfinite(marks) & (marks >= lo) & (marks <= hi)]
+    far = float(np.abs(marks).max(initial=0.0)) + (4096 * desc.length if math.isinf(lo) or math.isinf(hi) else 0.0)
     if np.spacing(far) > 1e-10 * delta:
         raise ValueError(f"sensitivity={sensitivity!r} is below the float resolution where the search runs "
                          f"(|q| up to {far:.3g}, spacing {np.spacing(far):.3g}): pairs that far apart are not "

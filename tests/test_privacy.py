@@ -658,11 +658,13 @@ def one_sided_truncated_scale_decimal(epsilon, delta):
 
 
 def test_resource_requests_are_refused_with_a_reason():
-    pieces = [(3.0 * k, 3.0 * k + 1.0) for k in range(20000)]
-    with pytest.raises(ValueError, match="window.*minute"):
-        privacy_loss(dpbook.Normalized(1.0, pieces), 1.0, window=(0.0, 3e4))
+    """Refused before anything is allocated, with what was asked, its estimated cost and the limit."""
+    pieces = [(3e-3 * k, 3e-3 * k + 1e-3) for k in range(200_000)]
+    for window in (None, (0.0, 300.0)):
+        with pytest.raises(ValueError, match=r"domain: .*599999 landmarks.*about \d+ s.*limit of 60 s and 1 GiB"):
+            privacy_loss(dpbook.Normalized(1.0, pieces), 1.0, window=window)
     with pytest.raises(ValueError, match="q1, q2"):
-        pair_loss(dpbook.Normalized(1.0, pieces), np.broadcast_to(0.0, (2**25,)), 1.0)
+        pair_loss(dpbook.Normalized(1.0, pieces[:20000]), np.broadcast_to(0.0, (2**25,)), 1.0)
     with pytest.raises(ValueError, match="resolution"):
         privacy_loss(dpbook.Truncated(1.0, lower=1e300), 1.0)
 
