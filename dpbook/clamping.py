@@ -26,7 +26,7 @@ from scipy import special
 from . import _validation as check
 from .laplace import _draw_offsets, _laplace_cdf, _laplace_isf, _laplace_logpdf, _laplace_ppf, _laplace_sf
 from .mechanism import IntervalMechanism, _float
-from ._privacy_interface import corner_pairs, laplace_description, laplace_log_cdf_ratio
+from ._privacy_interface import corner_pairs, laplace_cdf_curvature, laplace_description, laplace_log_cdf_ratio
 from .laplace import _laplace_logcdf, _laplace_logsf
 from .truncation import _args, _clip_parts, _g, _short, _times_exp
 
@@ -132,6 +132,14 @@ class BIT(IntervalMechanism):
     (0.3894, 0.236183)
     """
 
+    _bias_monotone = True
+
+    def stochastic_order(self):
+        return True, "a nondecreasing map of the Laplace location family"
+
+    def _score_bound(self):
+        return 1.0, self.scale
+
     _bias = staticmethod(_bit_bias)
     _mean = staticmethod(_bit_mean)
     _variance = staticmethod(_bit_variance)
@@ -209,4 +217,5 @@ class BIT(IntervalMechanism):
         if np.isfinite(hi):
             atoms.append((hi, lambda q: _laplace_logsf(hi, q, b),
                           lambda q1, q2: laplace_log_cdf_ratio(hi, q1, q2, b, upper=True)))
-        return laplace_description(b, ((lo, hi),), atoms=tuple(atoms), landmarks=(lo, hi), worst_pairs=corner_pairs())
+        return laplace_description(b, ((lo, hi),), atoms=tuple(atoms), landmarks=(lo, hi), worst_pairs=corner_pairs(),
+                                   curvature=laplace_cdf_curvature(b, (lo,), (hi,)))

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _validation as check
 from .mechanism import Mechanism, _compact, _float
-from ._privacy_interface import corner_pairs, laplace_description
+from ._privacy_interface import corner_pairs, laplace_cdf_curvature, laplace_description
 from .calibration import laplace_scale  # its home is dpbook.calibration
 
 __all__ = ["Laplace", "laplace_scale"]
@@ -126,6 +126,14 @@ class Laplace(Mechanism):
     (-1.3862943611198906, 1.3862943611198906)
     """
 
+    _bias_monotone = True
+
+    def stochastic_order(self):
+        return True, "a log-concave location family has a monotone likelihood ratio"
+
+    def _score_bound(self):
+        return 1.0, self.scale
+
     def __init__(self, scale):
         self.scale = check.positive("scale", scale)
 
@@ -176,4 +184,4 @@ class Laplace(Mechanism):
         The loss of a pair is ``|q1 - q2|/b`` (the log-ratio ``(|x - q2| - |x - q1|)/b`` reaches it beyond
         both), so every pair ``Δ`` apart is a worst pair, in particular a corner of the domain.
         """
-        return laplace_description(self.scale, worst_pairs=corner_pairs())
+        return laplace_description(self.scale, worst_pairs=corner_pairs(), curvature=laplace_cdf_curvature(self.scale))

@@ -37,6 +37,39 @@ class Mechanism:
     #: the smallest closed interval holding every output
     support = (-np.inf, np.inf)
 
+    #: a family that is stochastically increasing in ``q`` (``P_q(M <= x)`` nonincreasing in ``q`` for
+    #: every ``x``) but does not override :meth:`stochastic_order` may declare it here (a bool)
+    stochastically_increasing = None
+    #: the release card's traits (:mod:`dpbook.reporting`): ``|bias(q)|`` is largest at an end of any
+    #: interval of true values (the bias is monotone in ``q``) ...
+    _bias_monotone = False
+    #: ... and ``mse(q)`` is ``q**2`` times a constant (largest at the top end)
+    _mse_scales_as_q_squared = False
+
+    def stochastic_order(self):
+        """Whether the family is stochastically increasing in ``q``, with the reason.
+
+        ``P_q(M <= x)`` nonincreasing in ``q`` for every ``x`` is what makes the exact confidence set of
+        :func:`dpbook.confidence_interval` an interval.  Each family states its own proof; the default
+        reads the class attribute ``stochastically_increasing``, else says it is unknown.
+
+        Returns
+        -------
+        (bool, str)
+        """
+        flag = type(self).stochastically_increasing
+        if isinstance(flag, bool):
+            return flag, f"declared by {type(self).__name__}.stochastically_increasing"
+        return False, f"unknown for {type(self).__name__}"
+
+    def _score_bound(self):
+        """``(c, b)`` with ``|d/dq log p_q(x)| <= c/b`` for every ``q`` and ``x``, or ``None`` if unknown."""
+        return None
+
+    def _law_is_numerical(self):
+        """True when the family's law is computed numerically (quadrature), not in closed form."""
+        return False
+
     def _q(self, q):
         """Validate true values (finite reals); subclasses may narrow this."""
         return check.finite_array("q", q)
@@ -67,7 +100,9 @@ class Mechanism:
     def mse(self, q):
         """``E[(M(q) - q)^2] = variance + bias^2``."""
         q = self._q(q)
-        return _float(self.variance(q) + self.bias(q) ** 2)
+        # in numpy, not Python floats: a bias beyond 1.3e154 squares to inf (the truth), never OverflowError
+        with np.errstate(over="ignore"):
+            return _float(np.asarray(self.variance(q)) + np.asarray(self.bias(q)) ** 2)
 
     # --- the law -------------------------------------------------------------------------------
     def cdf(self, x, q):
@@ -209,3 +244,24 @@ class IntervalMechanism(Mechanism):
 
     def mse(self, q):
         return self._mse(q, *self._params())
+
+
+def _interval_family(name, family):
+    """Validate ``family``, a mechanism family on an interval: ``family(scale, *, lower, upper) -> Mechanism``.
+
+    Returns a function ``make(scale, lower, upper)`` that builds the mechanism and checks it is one.
+    ``dpbook.BIT`` and ``dpbook.Truncated`` are such families; a family is passed, never named by a string.
+    """
+    if isinstance(family, str) or not callable(family):
+        raise ValueError(
+            f"{name} must be a mechanism family called as {name}(scale, lower=..., upper=...), "
+            f"e.g. dpbook.BIT or dpbook.Truncated, got {family!r}"
+        )
+
+    def make(scale, lower, upper):
+        mech = family(scale, lower=lower, upper=upper)
+        if not isinstance(mech, Mechanism):
+            raise ValueError(f"{name}(scale, lower=..., upper=...) must return a dpbook.Mechanism, got {mech!r}")
+        return mech
+
+    return make

@@ -9,6 +9,8 @@ The release is always positive but, by McGlinchey–Mason Prop. 3, its mean is f
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _validation as check
@@ -76,6 +78,12 @@ class LogLaplace(Mechanism):
     4.0
     """
 
+    _bias_monotone = True
+    _mse_scales_as_q_squared = True
+
+    def stochastic_order(self):
+        return True, "a nondecreasing map of the Laplace location family (q e^L = exp(log q + L))"
+
     domain = (0.0, np.inf)
     support = (0.0, np.inf)
 
@@ -97,11 +105,6 @@ class LogLaplace(Mechanism):
         q = self._q(q)
         with np.errstate(over="ignore"):
             return _float(q * log_laplace_moment(self.scale, order=1))
-
-    def mse(self, q):
-        q = self._q(q)
-        with np.errstate(over="ignore"):
-            return _float(np.asarray(self.variance(q)) + np.asarray(self.bias(q)) ** 2)
 
     def variance(self, q):
         q = self._q(q)
@@ -162,5 +165,7 @@ class LogLaplace(Mechanism):
         b = self.scale
         in_log = laplace_description(b, worst_pairs=corner_pairs())
         return laplace_description(b, center=np.log, to_q=lambda t: float(np.exp(min(t, 709.0))), lipschitz=None,
+                                   curvature=lambda x, y: np.exp(np.minimum(math.log(b) - 2 * np.log(np.asarray(x, dtype=float)),
+                                                                            700.0)),  # |(log q)''|/b on [x, y], units b^-2
                                    log_output=True, positive=True, worst_pairs=corner_pairs(), log_q=in_log,
                                    neighbours="log")

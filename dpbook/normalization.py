@@ -353,6 +353,13 @@ class Normalized(_NormalizedFamily):
     1.0
     """
 
+
+    def stochastic_order(self):
+        return True, "the Laplace location family conditioned on a fixed set keeps its monotone likelihood ratio"
+
+    def _score_bound(self):
+        return 2.0, self.scale
+
     def __init__(self, scale, allowed):
         self.scale = check.positive("scale", scale)
         self._lo, self._hi = _allowed(allowed)
@@ -400,6 +407,11 @@ class CroftLaplace(_NormalizedFamily):
         The boundary; the constraint is ``(-inf, lower)``.
     """
 
+
+    def stochastic_order(self):
+        return False, ("its scale depends on q: the law narrows as q moves away from the boundary, which raises "
+                       "P_q(M <= x) for x above q while the shift lowers it")
+
     def __init__(self, epsilon, sensitivity, *, lower=0.0):
         self.epsilon, self.sensitivity = _eps_delta(epsilon, sensitivity)
         self.lower = check.finite("lower", lower)
@@ -421,6 +433,16 @@ class CroftLaplace(_NormalizedFamily):
         """
         lo = self.lower
         return PrivacyDescription(scale=self._scale, uniform=False, pieces=((lo, np.inf),),
-                                  log_norm=self.log_normalizer,
+                                  log_norm=self.log_normalizer, enclosure=self._enclosure,
+                                  # Croft's (25) as an equality: p(lower; q) = e^{-ε max(q - lower, 0)/Δ}/σ1
+                                  linear_outputs=((lo, self.epsilon / self.sensitivity, lo),),
                                   landmarks=(lo, lo + self.sensitivity / self.epsilon),
                                   length=float(self._scale(np.array(lo))))
+
+    def _enclosure(self, x, y):
+        """Centre, scale and log-normalizer over true values in ``[x, y]``: the scale does not increase with
+        ``q`` (:func:`croft_scale`) and ``N(q)`` does not decrease (``(q - lower)/σ(q)`` increases), so the
+        bounds are their values at the ends."""
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        sx, sy = self._scale(x), self._scale(y)
+        return (x, y, sy, sx, _log_normalizer(x, sx, self._lo, self._hi), _log_normalizer(y, sy, self._lo, self._hi))

@@ -188,6 +188,15 @@ class StepPostProcessed(Mechanism):
     0.5
     """
 
+    def stochastic_order(self):
+        v, e = self.values, self.edges
+        if np.all(np.diff(v) >= 0) and v[-1] <= e[-1] - self.shift:
+            return True, "a nondecreasing step map (with its linear tail) of the Laplace location family"
+        return False, "its step map is not nondecreasing (values decrease, or the tail starts below the last value)"
+
+    def _score_bound(self):
+        return 1.0, self.scale
+
     domain = (0.0, np.inf)
     support = (0.0, np.inf)
 

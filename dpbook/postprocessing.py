@@ -16,9 +16,9 @@ from scipy import integrate, optimize, signal, special
 
 from . import _validation as check
 from . import clamping
-from .laplace import _laplace_cdf, _laplace_pdf
+from .laplace import _laplace_cdf
 from .mechanism import Mechanism, _float
-from ._privacy_interface import corner_pairs, laplace_description, laplace_log_cdf_ratio
+from ._privacy_interface import corner_pairs, laplace_cdf_curvature, laplace_description, laplace_log_cdf_ratio
 from .laplace import _laplace_logcdf
 
 __all__ = [
@@ -28,6 +28,9 @@ __all__ = [
     "optimal_ramp_shift",
     "ramp_worst_bias",
     "bias_lower_bound",
+    "translated_ramp_phi",
+    "softplus_phi",
+    "piecewise_linear_phi",
 ]
 
 
@@ -101,6 +104,14 @@ class TranslatedRamp(Mechanism):
     0.351734
     """
 
+    _bias_monotone = True
+
+    def stochastic_order(self):
+        return True, "a nondecreasing map of the Laplace location family"
+
+    def _score_bound(self):
+        return 1.0, self.scale
+
     domain = (0.0, np.inf)
     support = (0.0, np.inf)
 
@@ -120,11 +131,6 @@ class TranslatedRamp(Mechanism):
         """``E max(Y_q - α, 0)``: BIT's mean at ``q - α`` (never ``q + bias``, which cancels when ``α >> |q|``)."""
         q = self._q(q)
         return _float(self._clamped.mean(q - self.shift))
-
-    def mse(self, q):
-        q = self._q(q)
-        with np.errstate(over="ignore"):
-            return _float(np.asarray(self.variance(q)) + np.asarray(self.bias(q)) ** 2)
 
     def variance(self, q):
         q = self._q(q)
@@ -175,7 +181,8 @@ class TranslatedRamp(Mechanism):
         return laplace_description(b, ((0.0, np.inf),), center=lambda q: np.asarray(q) - alpha,
                                    atoms=((0.0, lambda q: _laplace_logcdf(alpha, q, b),
                                            lambda q1, q2: laplace_log_cdf_ratio(alpha, q1, q2, b)),), landmarks=(alpha,),
-                                   to_q=lambda t: t + alpha, worst_pairs=corner_pairs())
+                                   to_q=lambda t: t + alpha, worst_pairs=corner_pairs(),
+                                   curvature=laplace_cdf_curvature(b, (alpha,)))
 
 
 class BiasCertificate(NamedTuple):
@@ -227,6 +234,16 @@ class PostProcessed(Mechanism):
     0.5
     """
 
+
+    def stochastic_order(self):
+        return False, "phi is an arbitrary callable: pass increasing=True if phi is nondecreasing"
+
+    def _score_bound(self):
+        return 1.0, self.scale
+
+    def _law_is_numerical(self):
+        return True
+
     domain = (0.0, np.inf)
     support = (0.0, np.inf)
 
@@ -262,54 +279,76 @@ class PostProcessed(Mechanism):
         return y
 
     # --- integrals against the Laplace law ---------------------------------------------------
-    def _expect(self, g, q):
-        """``∫ g(x) f_q(x) dx`` split at ``q``, ``q ± b``, ``q ± 10b``, ``q ± 40b`` and the breakpoints."""
-        b = self.scale
-        near = q + b * np.array([-40.0, -10.0, -1.0, 0.0, 1.0, 10.0, 40.0])
-        edges = np.unique(np.concatenate([[-np.inf, np.inf], near, self.breakpoints]))
-        return self._integrate(g, q, edges)
+    def _expect(self, g, q, *, unit, side=None, noise=0.0):
+        """``E g(Y_q) = (1/2) ∫ g(q + b t) e^{-|t|} dt``, in the standardized variable ``t = (x - q)/b``.
 
-    def _integrate(self, g, q, edges):
-        """``∫ g(x) f_q(x) dx`` over consecutive ``edges`` (none strictly between them contains ``q``).
-
-        On each piece the Laplace density is ``f_q(x) = f_q(e) e^{-|x - e|/b}`` with ``e`` the end nearest
-        ``q``; the integral is taken with the factor ``f_q(e)`` pulled out, so that nothing underflows for
-        ``|q - e|/b`` up to 700.
+        The ``t``-range ``[-T, T]`` (``T = 745``: ``e^{-T}`` is below the smallest double; less only if
+        ``q + bT`` would overflow) is split at ``0, ±1, ±10, ±40`` and at the breakpoints, and on each
+        piece the factor ``e^{-|t_e|}`` of its end nearest 0 is pulled out, so that neither a scale of
+        1e-300 (the whole law inside one rounding step of ``q``) nor 1e300 (``b²`` overflows) nor a
+        far piece (``e^{-|t|}`` underflows) loses the answer.  ``unit`` is the size of ``g`` below which
+        an absolute error does not matter; ``noise`` the rounding noise of ``g`` itself (``φ`` is evaluated
+        at ``q + bt``, which rounds to ``ulp(q)``), which no quadrature can beat; ``side``
+        ``"left"``/``"right"`` keeps ``t < 0``/``t > 0`` only.
         """
         b = self.scale
+        with np.errstate(over="ignore"):
+            T = float(min(745.0, (np.finfo(float).max - abs(q)) / b))
+            cuts = np.array([-40.0, -10.0, -1.0, 1.0, 10.0, 40.0])
+            bps = (np.asarray(self.breakpoints, dtype=float) - q) / b
+        lo, hi = (-T, 0.0) if side == "left" else (0.0, T) if side == "right" else (-T, T)
+        inner = np.concatenate([cuts, bps[np.isfinite(bps)]]) if bps.size else cuts
+        edges = np.unique(np.concatenate([[lo, 0.0, hi], inner[(inner > lo) & (inner < hi)]]))
+        edges = edges[(edges >= lo) & (edges <= hi)]
         total = 0.0
-        for lo, hi in zip(edges[:-1], edges[1:]):
-            e = hi if hi <= q else lo
-            val, err, *info = integrate.quad(
-                lambda x: g(x) * np.exp(-np.abs(x - e) / b), lo, hi, epsabs=1e-15 * b * b, epsrel=1e-12, limit=200,
-                full_output=1,
-            )
+        for t1, t2 in zip(edges[:-1], edges[1:]):
+            e = t1 if t1 >= 0 else t2
+
+            def f(t, e=e):
+                return g(q + b * t) * np.exp(-(abs(t) - abs(e)))
+
+            val, err, *info = integrate.quad(f, t1, t2, epsabs=1e-15 * unit, epsrel=1e-12, limit=200, full_output=1)
             # QUADPACK flags 1e-12 as out of reach when the integrand's rounding noise is of that order;
             # accept its answer only if its own error estimate is still within 1e-10 relative.
-            if len(info) > 1 and err > 1e-10 * abs(val) + 1e-13 * b * b:
-                raise ArithmeticError(f"quad could not integrate phi on [{lo}, {hi}] for q={q}: {info[1]}")
-            total += val * float(_laplace_pdf(e, q, b))
+            if len(info) > 1 and err > 1e-10 * abs(val) + 1e-13 * unit + noise * (t2 - t1):
+                raise ArithmeticError(f"quad could not integrate phi on t in [{t1}, {t2}] for q={q}: {info[1]}")
+            total += 0.5 * val * math.exp(-abs(e))
         return total
 
     def _each(self, fn, q):
         q = self._q(q)
         return _float(np.array([fn(float(v)) for v in q.ravel()]).reshape(q.shape))
 
+    def _noise(self, q):
+        """The rounding noise of ``φ(q + bt)`` (absolute): a few ``ulp(q)``."""
+        return 64.0 * float(np.spacing(abs(q)))
+
     def bias(self, q):
-        return self._each(lambda v: self._expect(lambda x: self._phi(x) - x, v), q)
+        return self._each(lambda v: self._expect(lambda x: self._phi(x) - x, v, unit=self.scale, noise=self._noise(v)), q)
 
     def mean(self, q):
-        return self._each(lambda v: self._expect(self._phi, v), q)
+        return self._each(lambda v: self._expect(self._phi, v, unit=self.scale, noise=self._noise(v)), q)
 
     def variance(self, q):
+        """``s² (E[D²] - (E D)²)`` with ``D = (φ(Y_q) - m)/s``, ``m`` the computed mean and ``s = max(b, ulp(m))``.
+
+        In units of ``s``, nothing overflows before the end (``b²`` may; then the variance is ``inf``, as its
+        true value is beyond the doubles); subtracting ``(E D)²`` removes the rounding error of ``m``.  A
+        black-box ``φ`` is only known at doubles, so where ``b`` is below the rounding step of ``q`` the
+        law of ``φ(Y_q)`` is resolved to that step only.
+        """
+        b = self.scale
+
         def var(v):
-            m = self._expect(self._phi, v)
-            return self._expect(lambda x: (self._phi(x) - m) ** 2, v)
+            m = self._expect(self._phi, v, unit=b, noise=self._noise(v))
+            unit = max(b, float(np.spacing(abs(m))))
+            noise = 1e3 * self._noise(v) / unit
+            d1 = self._expect(lambda x: (self._phi(x) - m) / unit, v, unit=1.0, noise=noise)
+            d2 = self._expect(lambda x: ((self._phi(x) - m) / unit) ** 2, v, unit=1.0, noise=noise)
+            with np.errstate(over="ignore"):
+                return float(np.float64(unit) * (np.float64(unit) * max(d2 - d1 * d1, 0.0)))
 
         return self._each(var, q)
-
-    def mse(self, q):
-        return self._each(lambda v: self._expect(lambda x: (self._phi(x) - v) ** 2, v), q)
 
     def cdf(self, x, q):
         """``P(φ(Y_q) <= x)``, numerically.
@@ -359,7 +398,7 @@ class PostProcessed(Mechanism):
             y = self._phi(x)
             return np.where((y >= lo) & (y <= hi), np.asarray(func(y), dtype=float), 0.0)
 
-        return self._expect(g, q)
+        return self._expect(g, q, unit=0.0)
 
     def _sample(self, q, shape, rng):
         return self._phi(rng.laplace(q, self.scale, size=shape))
@@ -439,14 +478,7 @@ class PostProcessed(Mechanism):
 
     def _expect_side(self, q, left):
         """``A(q)`` (``left``) or ``C(q)``: ``(1/2b) ∫ φ(x) e^{-|x-q|/b}`` over ``x < q`` or ``x > q``."""
-        b = self.scale
-        if left:
-            pts = [p for p in self.breakpoints if p < q] + [q - 40 * b, q - 10 * b, q - b]
-            edges = np.unique(np.concatenate([[-np.inf, q], [p for p in pts if p < q]]))
-        else:
-            pts = [p for p in self.breakpoints if p > q] + [q + b, q + 10 * b, q + 40 * b]
-            edges = np.unique(np.concatenate([[q, np.inf], [p for p in pts if p > q]]))
-        return self._integrate(self._phi, q, edges)
+        return self._expect(self._phi, q, unit=self.scale, side="left" if left else "right")
 
     def _grid_bracket(self, grid, A0, CN):
         """Bias on the grid and a certified upper bound of ``|bias|`` between grid points."""
@@ -495,6 +527,96 @@ class PostProcessed(Mechanism):
         the base's loss is an upper bound on its loss.
         """
         return laplace_description(self.scale, worst_pairs=corner_pairs(), exact=False)
+
+
+# --- members of the cone V_+ (McGlinchey–Mason §5.1), as keyword arguments of PostProcessed ----------
+
+
+def translated_ramp_phi(shift=0.0):
+    """The translated ramp ``τ_α(x) = max(x - α, 0)`` (McGlinchey–Mason §4; ``α = 0`` is the ramp, eq. (4)).
+
+    Returns the keyword arguments of :class:`PostProcessed`: ``phi``, ``breakpoints`` (where ``φ``
+    kinks) and ``tail`` (``(x0, c)`` with ``φ(x) = x - c`` for ``x >= x0``).  :class:`TranslatedRamp` is
+    the same law with closed forms.
+
+    Parameters
+    ----------
+    shift : float
+        ``α >= 0``.
+
+    >>> kw = translated_ramp_phi(0.5)
+    >>> kw["phi"](np.array([0.0, 2.0])).tolist(), kw["breakpoints"], kw["tail"]
+    ([0.0, 1.5], [0.5], (0.5, 0.5))
+    """
+    a = check.nonnegative("shift", shift)
+    return {"phi": lambda x: np.maximum(np.asarray(x, dtype=float) - a, 0.0), "breakpoints": [a], "tail": (a, a)}
+
+
+def softplus_phi(shift, width):
+    """The softplus ``φ(x) = w log(1 + e^{(x - α)/w})``, a smooth member of McGlinchey–Mason's cone ``V_+`` (§5.1).
+
+    It lies above the translated ramp ``τ_α`` by at most ``w log 2`` and tends to it as ``w → 0``; it
+    has no kink and no exact linear tail (``tail`` is ``None``).
+
+    Parameters
+    ----------
+    shift : float
+        ``α >= 0``, the centre of the corner.
+    width : float
+        ``w > 0``, the width of the corner.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :class:`PostProcessed` (see :func:`translated_ramp_phi`).
+
+    >>> round(float(softplus_phi(0.0, 1.0)["phi"](0.0)), 12)  # log 2
+    0.69314718056
+    """
+    a = check.nonnegative("shift", shift)
+    w = check.positive("width", width)
+    return {"phi": lambda x: w * np.logaddexp(0.0, (np.asarray(x, dtype=float) - a) / w), "breakpoints": [], "tail": None}
+
+
+def piecewise_linear_phi(shift, slope, offset):
+    """A piecewise-linear ``φ`` in McGlinchey–Mason's cone ``V_+`` (§5.1) that stays at 0 and then catches up.
+
+    ``φ = 0`` up to ``a = shift``, then slope ``s = slope > 1`` until it meets the line ``x - c``
+    (``c = offset``, ``0 <= c <= a``) at ``x_1 = (s a - c)/(s - 1)``, and ``x - c`` beyond.  It is
+    ``s τ_a - (s - 1) τ_{x_1}``, a combination of translated ramps.
+
+    Parameters
+    ----------
+    shift : float
+        ``a >= 0``, where ``φ`` leaves zero.
+    slope : float
+        ``s > 1``, the slope of the catch-up piece.
+    offset : float
+        ``c`` in ``[0, shift]``, the lag behind the identity for large ``x``.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :class:`PostProcessed` (see :func:`translated_ramp_phi`).
+
+    >>> kw = piecewise_linear_phi(1.0, 3.0, 0.5)
+    >>> [round(float(v), 12) for v in kw["phi"](np.array([0.0, 1.2, 2.0]))], kw["breakpoints"], kw["tail"]
+    ([0.0, 0.6, 1.5], [1.0, 1.25], (1.25, 0.5))
+    """
+    a = check.nonnegative("shift", shift)
+    s = check.finite("slope", slope)
+    if not s > 1:
+        raise ValueError(f"slope must be > 1, got {slope!r}")
+    c = check.nonnegative("offset", offset)
+    if c > a:
+        raise ValueError(f"offset must be <= shift = {a!r}, got {offset!r}")
+    x1 = max((s * a - c) / (s - 1), a)  # = a exactly when c = a (rounding could put it below)
+
+    def piecewise(x):
+        x = np.asarray(x, dtype=float)
+        return np.where(x >= x1, x - c, s * np.clip(x - a, 0.0, None))
+
+    return {"phi": piecewise, "breakpoints": [a, x1], "tail": (x1, c)}
 
 
 def _recur(start, factor, increment):

@@ -11,6 +11,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from . import _validation as check
+from .law import _below, _invert_cdf
 from .mechanism import Mechanism, _compact, _float
 from ._privacy_interface import PrivacyDescription, corner_pairs, union_description
 from .clamping import _bit_bias
@@ -23,13 +24,14 @@ __all__ = ["Restricted", "restriction_ramp_bias_ratio"]
 class Restricted(Mechanism):
     """``q + Z`` conditioned on being ``>= 0``: McGlinchey–Mason equation (8) for any base law of ``Z``.
 
-    Moments are one-dimensional integrals of tail ratios of the base law (computed with
-    ``scipy.integrate.quad``), arranged so that nothing cancels: for a cut ``c = -q`` below the
-    base mean ``μ`` they use the mass *removed*,
-
-    ``E[Z | Z >= c] = (μ - c F(c) + F(c) E[c - Z | Z <= c]) / S(c)``,
-
-    and above it the mean residual life ``E[Z | Z >= c] = c + E[Z - c | Z >= c]``.
+    Moments are closed forms for Laplace and normal bases.  For any other base they are computed in the
+    base's standard units ``Z = loc + s W`` around the cut ``cw = (-q - loc)/s``, arranged so that nothing
+    cancels: below the base mean ``μ`` they use the mass *removed*,
+    ``E[W | W >= cw] = μ + F(cw)(μ - cw + E[cw - W | W <= cw]) / S(cw)``, and above it the mean excess
+    ``E[W - cw | W >= cw]`` itself, which is the mean of the release in units of ``s``.  The excess
+    moments are integrals of density ratios ``f(cw ± u)/f(cw)`` in log space (scipy's ``logsf`` loses
+    far tails); beyond where scipy can evaluate the density they are extrapolated from the largest
+    cut where it can (see ``_right_excess``).
 
     Parameters
     ----------
@@ -43,6 +45,28 @@ class Restricted(Mechanism):
     >>> round(Restricted(stats.laplace(scale=1.0)).bias(0.0), 12)  # (q + b) / (2 e^{q/b} - 1)
     1.0
     """
+
+    #: the base laws known to be log-concave (their restriction keeps a monotone likelihood ratio)
+    _LOG_CONCAVE_BASES = ("laplace", "norm", "logistic")
+
+    @property
+    def _bias_monotone(self):
+        return self.base.dist.name in self._LOG_CONCAVE_BASES
+
+    def stochastic_order(self):
+        name = self.base.dist.name
+        if name in self._LOG_CONCAVE_BASES:
+            return True, (f"a log-concave ({name}) location family conditioned on [0, inf) keeps its "
+                          "monotone likelihood ratio")
+        return False, f"the base law {name!r} is not known to be log-concave, so restriction may break monotonicity"
+
+    def _score_bound(self):
+        if self.base.dist.name == "laplace":
+            return 2.0, self._loc_scale()[1]
+        return None
+
+    def _law_is_numerical(self):
+        return self.base.dist.name != "laplace"
 
     domain = (0.0, np.inf)
     support = (0.0, np.inf)
@@ -66,6 +90,12 @@ class Restricted(Mechanism):
         self._var = var if np.isfinite(var) else np.inf
         self._median = float(base.median())
         self._fast = self._standardized_tails()
+        dist = base.dist
+        shapes, loc, scale = dist._parse_args(*base.args, **base.kwds)
+        self._std, self._loc, self._scale = dist(*shapes), float(loc), float(scale)
+        with np.errstate(over="ignore"):
+            mw, vw = (float(v) for v in self._std.stats("mv"))
+        self._mw, self._vw = mw, vw if np.isfinite(vw) else np.inf
 
     # --- the base law, tail-accurately -------------------------------------------------------
     def _logF(self, z):
@@ -100,74 +130,156 @@ class Restricted(Mechanism):
             same = False
         return (logF, logS) if same else (self._logF, self._logS)
 
-    def _tail_width(self, logtail, logdens):
-        """A length scale of the conditional tail: F(c)/f(c) (the Mills ratio), kept finite and > 0."""
-        w = np.exp(np.clip(logtail - logdens, -700, 700)) if np.isfinite(logdens) else np.nan
-        if not (np.isfinite(w) and w > 0):
-            w = float(self.base.ppf(0.75) - self.base.ppf(0.25))
-        return w
+    # --- moments of a general base, in the base's standard units, around the cut ----------------
+    def _std_log(self, name, w):
+        """``logpdf``/``logcdf``/``logsf`` of the standardized base law at ``w``, silently (``-inf`` or NaN where
+        scipy's formula fails: callers treat a non-finite value as unknown)."""
+        with np.errstate(all="ignore"):
+            return float(getattr(self._std, name)(w))
 
-    def _tail_integral(self, ratio, width, power):
-        """``∫_0^∞ s^power ratio(s) ds`` for a decreasing tail ratio starting at 1, split on a geometric grid."""
-        edges = [0.0] + [width * 4.0**k for k in range(-1, 5)] + [np.inf]
-        tol = 1e-15 * width ** (power + 1)
-        total = 0.0
-        for a, c in zip(edges[:-1], edges[1:]):
-            val, _ = integrate.quad(lambda s: s**power * ratio(s), a, c, epsabs=tol, epsrel=1e-12, limit=200)
-            total += val
-        return total
+    def _local_width(self, w, right):
+        """``1/|d log f/dw|`` of the standardized base density at ``w`` (the length over which the tail
+        falls by ``e``) by a central difference resolvable in doubles, or None where ``log f`` is not
+        finite around ``w`` or out to ``4^10`` widths beyond it (where :meth:`_excess` integrates)."""
+        lf0 = self._std_log("logpdf", w)
+        if not np.isfinite(lf0):
+            return None
+        ulp = float(np.spacing(abs(w))) if w != 0 else 0.0
+        width = 1.0
+        for _ in range(3):  # refine the step to a small fraction of the width found
+            d = max(1e-4 * width, 1e3 * ulp, 1e-300)
+            a, b = w - d, w + d  # (their exact difference, not 2d: w ± d rounds)
+            up, down = self._std_log("logpdf", b), self._std_log("logpdf", a)
+            if not (np.isfinite(up) and np.isfinite(down)) or b == a:
+                return None
+            slope = (up - down) / (b - a)
+            if not np.isfinite(slope):
+                return None
+            # at a mode the slope vanishes: the bulk of a standardized law has width of order 1
+            width = min(1.0 / abs(slope), max(1.0, abs(w))) if slope != 0 else max(1.0, abs(w))
+        sgn = 1.0 if right else -1.0
+        # scipy's formula may fail far out; harmless where the density has already fallen below e^-745
+        if not (np.isfinite(self._std_log("logpdf", w + sgn * width * 4.0**10))
+                or self._std_log("logpdf", w + sgn * width * 4.0**5) - lf0 < -745.0):
+            return None
+        return width
 
-    def _left_moments(self, c, second):
-        """``(F(c), E[c - Z | Z <= c], E[(c - Z)^2 | Z <= c])`` (the last only if ``second``)."""
-        logFc = float(self._logF(c))
-        if not np.isfinite(logFc):
-            return 0.0, 0.0, 0.0
-        width = self._tail_width(logFc, float(self.base.logpdf(c)))
+    def _excess(self, w, right):
+        """``(E X, Var X)`` of the excess ``X = ±(W - w) >= 0`` of the standardized base ``W`` beyond ``w``.
 
-        def ratio(s):
-            with np.errstate(invalid="ignore"):
-                v = np.exp(self._fast[0](c - s) - logFc)
-            return np.nan_to_num(v, nan=0.0)
+        Only the density enters, through ratios ``f(w ± u)/f(w)`` evaluated in log space, so nothing
+        underflows however far out ``w`` is and however small the tail's mass (which scipy's ``logsf``
+        often loses); the integrals are split on a geometric grid from the local width ``1/|d log f|``.
+        Where the doubles resolve ``w ± u`` too coarsely for that (``ulp(w)/width`` larger than the width's
+        relative change over one width), the excess is the exponential law of that width, whose error is
+        that change.  None where the density is not finite around ``w``.
+        """
+        width = self._local_width(w, right)
+        if width is None:
+            return None
+        # the integrals see f(w ± u)/f(w) to about ulp(w)/width; the exponential law errs by the width's
+        # relative change over one width: take whichever is more accurate here
+        sgn = 1.0 if right else -1.0
+        beyond = self._local_width(w + sgn * width, right)
+        change = abs(beyond - width) / width if beyond is not None else np.inf
+        coarse = float(np.spacing(abs(w))) / width
+        if coarse > 1e-13 and change < coarse:
+            return width, width * width
+        sgn = 1.0 if right else -1.0
+        lf0 = self._std_log("logpdf", w)
+        # ∫ v^k f(w ± width v)/f(w) dv for k = 0, 1, 2 (v in units of the width) by composite Gauss-Legendre
+        # on geometric pieces up to 4^10 widths, and beyond by v = 4^10 / t (one vectorized density call)
+        t, wt = _GL
+        edges = np.concatenate([[0.0], 4.0 ** np.arange(-6, 11)])
+        a, c = edges[:-1, None], edges[1:, None]
+        v = (0.5 * (a + c) + 0.5 * (c - a) * t).ravel()
+        dv = (0.5 * (c - a) * wt).ravel()
+        top = edges[-1]
+        u = 0.5 * (t + 1.0)  # the tail: v = top/u, dv = top/u² du on u in (0, 1]
+        v = np.concatenate([v, top / u])
+        dv = np.concatenate([dv, 0.5 * wt * top / (u * u)])
+        with np.errstate(all="ignore"):
+            ratio = np.exp(np.asarray(self._std.logpdf(w + sgn * (width * v)), dtype=float) - lf0)
+        ratio = np.where(np.isfinite(ratio), ratio, 0.0) * dv
+        J = np.array([np.sum(ratio), np.sum(ratio * v), np.sum(ratio * v * v)])
+        if not (np.all(np.isfinite(J)) and J[0] > 0):
+            return None
+        m1 = J[1] / J[0]
+        spread = max(J[2] / J[0] - m1 * m1, 0.0) if np.isfinite(self._vw) else np.inf
+        with np.errstate(over="ignore"):
+            return float(width * m1), float(np.float64(width) * (np.float64(width) * spread))
 
-        m1 = self._tail_integral(ratio, width, 0)
-        m2 = 2.0 * self._tail_integral(ratio, width, 1) if second else np.nan
-        return float(np.exp(logFc)), m1, m2
+    def _right_excess(self, cw, log_cw):
+        """``(log E X, log Var X)`` for ``X = W - cw`` given ``W >= cw``, a cut right of the base mean.
 
-    def _right_moments(self, c, second):
-        """``(S(c), E[Z - c | Z >= c], E[(Z - c)^2 | Z >= c])`` (the last only if ``second``)."""
-        logSc = float(self._logS(c))
-        width = self._tail_width(logSc, float(self.base.logpdf(c)))
+        Where scipy cannot evaluate the density around ``cw`` (or ``cw`` itself overflows), both are
+        extrapolated from the largest cut ``w* = 2^j`` where it can, from their values at ``w*/64``,
+        ``w*/8`` and ``w*``: as regularly varying functions of the cut (exact in the limit for polynomial
+        tails, where ``E X ∝ cw``, and for exponential ones, where it is constant) or, for tails lighter
+        than any exponential, with logarithms linear in the cut, whichever the three points fit better.
+        """
+        got = self._excess(cw, right=True) if np.isfinite(cw) else None
+        if got is None:
+            lo, hi = 3, 1023  # the largest j with a computable excess at 2^j, by bisection
+            if self._local_width(2.0**lo, right=True) is None:
+                raise ArithmeticError(f"the base law's density is not computable in its right tail at {2.0**lo}")
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if self._local_width(2.0**mid, right=True) is not None else (lo, mid)
+            w3 = 2.0 ** np.array([lo, lo - 3, lo - 6])
+            got3 = [self._excess(w, right=True) for w in w3]
+            if any(g is None for g in got3):
+                raise ArithmeticError(f"the base law's density is not computable in its right tail beyond {w3[-1]}")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                logs = np.log(np.array(got3))  # rows: w*, w*/8, w*/64
+                # log E X and log Var X linear in log w (regularly varying tails) or in w (lighter than any
+                # exponential): the model whose two successive slopes agree better
+                out = []
+                for k in range(2):
+                    y = logs[:, k]
+                    for x, x_cut in ((np.log(w3), log_cw), (w3, np.exp(log_cw))):
+                        s1, s2 = (y[0] - y[1]) / (x[0] - x[1]), (y[1] - y[2]) / (x[1] - x[2])
+                        fit = abs(s1 - s2) / max(abs(s1), abs(s2), 1e-300)
+                        guess = y[0] + s1 * (x_cut - x[0]) if s1 != 0 else y[0]
+                        out.append((fit, guess))
+                best = [min(out[0:2])[1], min(out[2:4])[1]]
+                return tuple(float(v) if np.isfinite(v) or np.isinf(v) else -np.inf for v in best)
+        with np.errstate(divide="ignore"):
+            return float(np.log(got[0])), float(np.log(got[1]))
 
-        def ratio(s):
-            with np.errstate(invalid="ignore"):
-                v = np.exp(self._fast[1](c + s) - logSc)
-            return np.nan_to_num(v, nan=0.0)
+    def _general_moments(self, q):
+        """``(mean, bias, variance)`` of ``Ŷ_q`` for any base, in the base's standard units around the cut.
 
-        m1 = self._tail_integral(ratio, width, 0)
-        if not second:
-            m2 = np.nan
-        elif np.isfinite(self._var):
-            m2 = 2.0 * self._tail_integral(ratio, width, 1)
-        else:
-            m2 = np.inf
-        return float(np.exp(logSc)), m1, m2
-
-    def _moments(self, c, second=True):
-        """``(E[Z | Z >= c], Var[Z | Z >= c])`` for one cut ``c`` (the variance only if ``second``)."""
-        if c <= self._mu:
-            Fc, l1, l2 = self._left_moments(c, second)
-            Sc = float(np.exp(self._logS(c)))
-            d = self._mu - c
-            mean_dev = Fc * (d + l1) / Sc
-            second = (self._var - Fc * (d * d + 2 * d * l1 + l2)) / Sc
-            return self._mu + mean_dev, second - mean_dev**2
-        _, r1, r2 = self._right_moments(c, second)
-        return c + r1, r2 - r1 * r1
-
-    def _map(self, fn, q):
-        q = self._q(q)
-        out = np.array([fn(-float(v)) for v in q.ravel()]).reshape(q.shape)
-        return q, out
+        With ``Z = loc + s W`` and the cut ``cw = (-q - loc)/s``: right of the base mean ``μ_W`` the mean
+        is ``s E[W - cw | W >= cw]`` (the mean excess, never ``q + bias``, which cancels); left of it
+        ``E[W | W >= cw] = μ_W + F(μ_W - cw + l_1)/S`` with ``l_1 = E[cw - W | W <= cw]``, the mass removed.
+        """
+        loc, s, mw, vw = self._loc, self._scale, self._mw, self._vw
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            gap = -q - loc
+            cw = gap / s
+            log_cw = np.log(abs(gap)) - np.log(s) if gap != 0 else -np.inf
+            if cw > mw:
+                log_m, log_v = self._right_excess(cw, log_cw)
+                mean = float(np.exp(np.log(s) + log_m))
+                var = float(np.exp(2 * np.log(s) + log_v))
+                return mean, mean - q, var
+            logF = self._std_log("logcdf", cw) if np.isfinite(cw) else -np.inf
+            F = float(np.exp(logF)) if np.isfinite(logF) else 0.0
+            if F > 0:
+                left = self._excess(cw, right=False)
+                l1, lv = left if left is not None else (0.0, 0.0)
+                S = float(-np.expm1(logF))
+                d = mw - cw
+                dev = F * (d + l1) / S
+                second = (vw - F * (d * d + 2 * d * l1 + lv + l1 * l1)) / S
+                vstd = max(second - dev * dev, 0.0)
+            else:
+                dev, vstd = 0.0, vw
+            bias = loc + s * (mw + dev)
+            mean = max((q + loc) + s * (mw + dev), 0.0)
+            var = float(s * (s * vstd))
+        return mean, bias, var
 
     def _closed_moments(self, q):
         """``(mean, bias, variance)`` of ``Ŷ_q`` in closed form for a Laplace or normal base, else None.
@@ -207,36 +319,24 @@ class Restricted(Mechanism):
     # --- Mechanism interface -----------------------------------------------------------------
     def bias(self, q):
         """``E[Ŷ_q] - q = E[Z | Z >= -q]``; positive for every ``q >= 0`` when ``E Z = 0`` (Prop. 6)."""
-        closed = self._closed_moments(self._q(q))
-        if closed is not None:
-            return _float(closed[1])
-        return _float(self._map(lambda c: self._moments(c, second=False)[0], q)[1])
+        return self._moment(q, 1)
 
     def mean(self, q):
         """``E[Ŷ_q]``; for a cut above the base mean it is the mean residual ``E[Z - c | Z >= c]`` itself,
         never ``q + bias`` (which cancels to 0 when ``q`` is far below 0)."""
+        return self._moment(q, 0)
+
+    def variance(self, q):
+        return self._moment(q, 2)
+
+    def _moment(self, q, k):
+        """Entry ``k`` of ``(mean, bias, variance)``: closed forms for Laplace and normal bases, else
+        :meth:`_general_moments` at each ``q``."""
         q = self._q(q)
         closed = self._closed_moments(q)
         if closed is not None:
-            return _float(closed[0])
-
-        def one(c):
-            if c <= self._mu:
-                return -c + self._moments(c, second=False)[0]
-            return self._right_moments(c, False)[1]
-
-        return _float(np.maximum(self._map(one, q)[1], 0.0))
-
-    def variance(self, q):
-        closed = self._closed_moments(self._q(q))
-        if closed is not None:
-            return _float(closed[2])
-        return _float(self._map(lambda c: self._moments(c)[1], q)[1])
-
-    def mse(self, q):
-        q = self._q(q)
-        with np.errstate(over="ignore"):
-            return _float(np.asarray(self.variance(q)) + np.asarray(self.bias(q)) ** 2)
+            return _float(closed[k])
+        return _float(np.array([self._general_moments(float(v))[k] for v in q.ravel()]).reshape(q.shape))
 
     def cdf(self, x, q):
         """``P(Ŷ_q <= x) = (F(x - q) - F(-q)) / S(-q)`` for ``x >= 0``.
@@ -274,6 +374,9 @@ class Restricted(Mechanism):
 
     def logpdf(self, x, q):
         x, q = check.real_array("x", x), self._q(q)
+        if self.base.dist.name == "laplace":  # Truncated's law on [0, inf): no underflowing logsf
+            loc, scale = self._loc_scale()
+            return Truncated(scale, lower=0.0, upper=np.inf).logpdf(x, q + loc)
         with np.errstate(invalid="ignore"):
             val = self.base.logpdf(x - q) - self._logS(-q)
         return _float(np.where(x >= 0, val, -np.inf))
@@ -308,6 +411,9 @@ class Restricted(Mechanism):
     def sf(self, x, q):
         """``P(Ŷ_q > x) = S(x - q) / S(-q)`` for ``x >= 0``, from the base law's log survival function."""
         x, q = check.real_array("x", x), self._q(q)
+        if self.base.dist.name == "laplace":  # Truncated's law on [0, inf): no underflowing logsf
+            loc, scale = self._loc_scale()
+            return Truncated(scale, lower=0.0, upper=np.inf).sf(x, q + loc)
         with np.errstate(invalid="ignore"):
             val = np.exp(np.minimum(self._logS(x - q) - self._logS(-q), 0.0))
         return _float(np.where(x >= 0, val, 1.0))
@@ -315,14 +421,45 @@ class Restricted(Mechanism):
     def _ppf(self, u, q):
         u, q = np.broadcast_arrays(u, q)
         c = -q
-        Fc = np.exp(self._logF(c))
-        Sc = np.exp(self._logS(c))
-        target = Fc + u * Sc
-        with np.errstate(invalid="ignore"):
+        with np.errstate(all="ignore"):
+            Fc = np.exp(self._logF(c))
+            Sc = np.exp(self._logS(c))
+            target = Fc + u * Sc
             lower = self.base.ppf(np.minimum(target, 0.5))
             upper = self.base.isf(np.maximum((1 - u) * Sc, 0.0))
-        z = np.where(target <= 0.5, lower, upper)
-        return q + np.maximum(z, c)
+            z = np.where(target <= 0.5, lower, upper)
+            out = q + np.maximum(z, c)
+        far = (~np.isfinite(out) | (Sc < 1e-290)) & (u < 1)  # (u = 1: the support's end, inf)
+        if far.any():
+            out = np.array(out, dtype=float)
+            out[far] = self._far_ppf(u[far], q[far])
+        return out
+
+    def _far_ppf(self, u, q):
+        """Quantiles where the kept mass ``S(-q)`` underflows: in the base's standard units, ``w`` solves
+        ``log S(w) = log(1 - u) + log S(cw)`` (bisection over the doubles, in log space), and the release is
+        ``s (w - cw)``, the excess over the cut (``q + Z`` would cancel).  Where scipy's ``logsf`` is lost at
+        the cut itself, or the doubles cannot resolve the excess next to ``cw``, the excess is drawn from the
+        exponential law of the density's local width there, as in :meth:`_excess`."""
+        loc, s = self._loc, self._scale
+        out = np.empty(u.shape)
+        values, which = np.unique(q, return_inverse=True)
+        which = which.reshape(u.shape)
+        for k, qv in enumerate(values):
+            sel = which == k
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                e = -np.log1p(-u[sel])  # the draws' standard exponential (inf at u = 1: the support's end)
+                cw = (-qv - loc) / s
+                logS = self._std_log("logsf", cw) if np.isfinite(cw) else -np.inf
+                width = self._local_width(cw, right=True) if np.isfinite(cw) else None
+                resolved = width is None or width >= 1e13 * float(np.spacing(abs(cw)))
+                if np.isfinite(logS) and resolved:
+                    w = _invert_cdf(lambda x, p: self._std.logsf(x) <= p, logS - e, _below(cw), np.inf)
+                    out[sel] = s * (w - cw)
+                else:
+                    log_m = np.log(width) if width is not None else self._right_excess(cw, np.log(abs(qv + loc)) - np.log(s))[0]
+                    out[sel] = np.exp(np.log(s) + log_m) * e
+        return np.maximum(out, 0.0)
 
     def coupling(self, q, u):
         """The coupled pair ``(Y_q, Ŷ_q)`` built from the same uniform ``u`` in the proof of Prop. 6.
@@ -387,9 +524,18 @@ class Restricted(Mechanism):
         if name == "laplace":
             return union_description(s, [0.0], [np.inf], shift=loc, worst_pairs=corner_pairs((-loc, np.inf)))
         base = self.base
+
+        def enclosure(x, y):  # the centre and N(q) = P(q + X >= 0) increase with q
+            x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+            return x + loc, y + loc, np.full(x.shape, s), np.full(x.shape, s), base.logsf(-x), base.logsf(-y)
+
         return PrivacyDescription(center=lambda q: np.asarray(q) + loc, scale=lambda q: np.full(np.shape(q), s),
                                   shape="gauss", pieces=((0.0, np.inf),), log_norm=lambda q: base.logsf(-np.asarray(q)),
-                                  landmarks=(-loc,), length=s, to_q=lambda t: t - loc, lipschitz=None)
+                                  landmarks=(-loc,), length=s, to_q=lambda t: t - loc, lipschitz=None,
+                                  enclosure=enclosure)
+
+
+_GL = np.polynomial.legendre.leggauss(40)
 
 
 def _normal_excess(cut, u):

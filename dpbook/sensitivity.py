@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _validation as check
 from . import clamping, laplace, truncation
+from .mechanism import _interval_family
 
 __all__ = [
     "budget_split",
@@ -272,13 +273,14 @@ def brute_force_sensitivity(statistic, values, n, *, relation="substitution"):
     return worst_neighbours(statistic, values, n, relation=relation)[0]
 
 
-def release_sample_mean(sample_mean, n, lower, upper, epsilon, *, mechanism="bit", rng=None):
+def release_sample_mean(sample_mean, n, lower, upper, epsilon, *, mechanism=clamping.BIT, rng=None):
     """Release sample means of ``n`` records in ``[lower, upper]`` with ``b = Δ/ε``, ``Δ = (upper - lower)/n``.
 
-    Liu (2019), Def. 2 with the sensitivity of supplement D.  ``"bit"`` clamps the Laplace release
-    to ``[lower, upper]`` (Def. 2(b), ε-DP); ``"truncated"`` draws from the Laplace law truncated
-    to ``[lower, upper]`` at the same scale (Def. 2(a) as Liu states it; its exact privacy loss is
-    larger than ε, see :func:`dpbook.privacy_loss`); ``"laplace"`` adds Laplace noise only.
+    Liu (2019), Def. 2 with the sensitivity of supplement D.  ``mechanism=dpbook.BIT`` clamps the
+    Laplace release to ``[lower, upper]`` (Def. 2(b), ε-DP); ``dpbook.Truncated`` draws from the
+    Laplace law truncated to ``[lower, upper]`` at the same scale (Def. 2(a) as Liu states it; its
+    exact privacy loss is larger than ε, see :func:`dpbook.privacy_loss`); plain Laplace noise is
+    ``mechanism=lambda scale, **bounds: dpbook.Laplace(scale)``.
 
     Parameters
     ----------
@@ -290,8 +292,10 @@ def release_sample_mean(sample_mean, n, lower, upper, epsilon, *, mechanism="bit
         Finite public bounds of the records.
     epsilon : float
         Privacy budget ``ε > 0``.
-    mechanism : {"bit", "truncated", "laplace"}
-    rng : numpy.random.Generator, optional
+    mechanism : callable
+        The mechanism family, called as ``mechanism(scale, lower=lower, upper=upper)``; default
+        ``dpbook.BIT``.
+    rng : int, numpy.random.Generator or None
 
     Returns
     -------
@@ -302,17 +306,12 @@ def release_sample_mean(sample_mean, n, lower, upper, epsilon, *, mechanism="bit
     q = check.finite_array("sample_mean", sample_mean)
     if ((q < lo) | (q > hi)).any():
         raise ValueError(f"sample_mean must lie in [lower, upper] = [{lo}, {hi}]")
-    if mechanism not in ("bit", "truncated", "laplace"):
-        raise ValueError(f"mechanism must be 'bit', 'truncated' or 'laplace', got {mechanism!r}")
+    make = _interval_family("mechanism", mechanism)
     scale = laplace.laplace_scale(epsilon, mean_sensitivity(lo, hi, n))
-    if mechanism == "laplace":
-        mech = laplace.Laplace(scale)
-    else:
-        mech = (clamping.BIT if mechanism == "bit" else truncation.Truncated)(scale, lower=lo, upper=hi)
-    return mech.sample(q, rng=rng)
+    return make(scale, lo, hi).sample(q, rng=rng)
 
 
-def sanitized_mean(data, lower, upper, epsilon, *, mechanism="bit", rng=None):
+def sanitized_mean(data, lower, upper, epsilon, *, mechanism=clamping.BIT, rng=None):
     """Release the sample mean of each data set in ``data`` (Liu (2019), Def. 2; see :func:`release_sample_mean`).
 
     Parameters

@@ -2,7 +2,8 @@
 
 Study 1 releases a 2×2 covariance matrix element-wise (:func:`sanitize_covariance`, on data from
 :func:`clipped_bivariate_normal`): the variances on ``[0, max_sample_variance]``, the covariance
-inside bounds built from the already-sanitized variances, each with :func:`bounded_mechanism`.
+inside bounds built from the already-sanitized variances, each with the mechanism family passed in
+(``dpbook.BIT`` or ``dpbook.Truncated``).
 A larger released matrix may need repair: :func:`nearest_psd` and :func:`nearest_correlation`
 (Higham 2002).
 
@@ -22,12 +23,12 @@ import numpy as np
 from scipy import stats
 
 from . import _validation as check
+from .mechanism import _interval_family
 
 __all__ = [
     "nearest_psd",
     "nearest_correlation",
     "max_sample_variance",
-    "bounded_mechanism",
     "sanitize_covariance",
     "clipped_bivariate_normal",
     "tree_levels",
@@ -45,7 +46,6 @@ __all__ = [
     "combine_releases",
 ]
 
-MECHANISMS = ("bit", "truncated")
 
 
 
@@ -152,31 +152,7 @@ def max_sample_variance(lower, upper, n):
     return width2 * n / (4 * (n - 1)) if n % 2 == 0 else width2 * (n + 1) / (4 * n)
 
 
-def bounded_mechanism(kind, scale, lower, upper):
-    """The BIT (Liu Def. 2(b)) or truncated (Liu Def. 2(a)) Laplace mechanism on ``[lower, upper]``.
-
-    Parameters
-    ----------
-    kind : {"bit", "truncated"}
-    scale : float
-        The Laplace scale ``b = Δ/ε``.
-    lower, upper : float
-
-    Returns
-    -------
-    dpbook.BIT or dpbook.Truncated
-    """
-    from .clamping import BIT
-    from .truncation import Truncated
-
-    if kind == "bit":
-        return BIT(scale=scale, lower=lower, upper=upper)
-    if kind == "truncated":
-        return Truncated(scale=scale, lower=lower, upper=upper)
-    raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
-
-
-def sanitize_covariance(x, lower, upper, epsilon, kind, reps, *, rng=None, conditional_mean=True):
+def sanitize_covariance(x, lower, upper, epsilon, mechanism, reps, *, rng=None, conditional_mean=True):
     """``reps`` independent element-wise releases of the 2×2 sample covariance matrix of ``x``.
 
     Liu (2019), §4.1: the budget ``epsilon`` is split equally over the two variances and the
@@ -195,7 +171,9 @@ def sanitize_covariance(x, lower, upper, epsilon, kind, reps, *, rng=None, condi
         The public data bounds of the two columns.
     epsilon : float
         Total privacy budget.
-    kind : {"bit", "truncated"}
+    mechanism : callable
+        The mechanism family, called as ``mechanism(scale, lower=..., upper=...)``: ``dpbook.BIT``
+        (Liu Def. 2(b)) or ``dpbook.Truncated`` (Liu Def. 2(a)), or any such callable.
     reps : int
         Number of independent releases.
     rng : numpy.random.Generator, optional
@@ -222,8 +200,7 @@ def sanitize_covariance(x, lower, upper, epsilon, kind, reps, *, rng=None, condi
         if (x[:, j] < lo[j]).any() or (x[:, j] > hi[j]).any():
             raise ValueError(f"x[:, {j}] must lie in [lower, upper] = [{lo[j]}, {hi[j]}]")
     epsilon = check.positive("epsilon", epsilon)
-    if kind not in MECHANISMS:
-        raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
+    make = _interval_family("mechanism", mechanism)
     if not isinstance(reps, (int, np.integer)) or reps < 1:
         raise ValueError(f"reps must be a positive int, got {reps!r}")
     rng = check.generator(rng)
@@ -236,13 +213,13 @@ def sanitize_covariance(x, lower, upper, epsilon, kind, reps, *, rng=None, condi
     b1 = variance_sensitivity(lo[0], hi[0], n) / eps_each
     b2 = variance_sensitivity(lo[1], hi[1], n) / eps_each
     bc = covariance_sensitivity((lo[0], hi[0]), (lo[1], hi[1]), n) / eps_each
-    v1 = bounded_mechanism(kind, b1, 0.0, max_sample_variance(lo[0], hi[0], n)).sample(v1_0, size=reps, rng=rng)
-    v2 = bounded_mechanism(kind, b2, 0.0, max_sample_variance(lo[1], hi[1], n)).sample(v2_0, size=reps, rng=rng)
+    v1 = make(b1, 0.0, max_sample_variance(lo[0], hi[0], n)).sample(v1_0, size=reps, rng=rng)
+    v2 = make(b2, 0.0, max_sample_variance(lo[1], hi[1], n)).sample(v2_0, size=reps, rng=rng)
     c = np.sqrt(np.asarray(v1) * np.asarray(v2))
     cov = np.zeros(reps)
     cov_mean = np.zeros(reps) if conditional_mean else np.full(reps, np.nan)
     for i in np.flatnonzero(c > 0):
-        m = bounded_mechanism(kind, bc, -c[i], c[i])
+        m = make(bc, -c[i], c[i])
         cov[i] = m.sample(cov_0, rng=rng)
         if conditional_mean:
             cov_mean[i] = m.mean(cov_0)
@@ -474,13 +451,14 @@ def _proportions(p):
     return p
 
 
-def _release_args(kind, scale, rng):
-    if kind not in MECHANISMS:
-        raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
-    return check.positive("scale", scale), check.generator(rng)
+def _release_args(mechanism, scale, rng):
+    """The validated scale and generator, and the mechanism on ``[0, 1]`` at that scale."""
+    make = _interval_family("mechanism", mechanism)
+    scale = check.positive("scale", scale)
+    return make(scale, 0.0, 1.0), check.generator(rng)
 
 
-def release_rescaled(p, scale, kind, *, rng=None):
+def release_rescaled(p, scale, mechanism, *, rng=None):
     """Sanitize every proportion on ``[0, 1]``, then divide by the sum (Liu 2019, §4.2, approach 1).
 
     If every sanitized proportion is 0 (possible with BIT) the release is uniform, ``1/K`` each.
@@ -491,22 +469,24 @@ def release_rescaled(p, scale, kind, *, rng=None):
         Sample proportions (each row sums to 1).
     scale : float
         Laplace scale ``b = Δ/ε`` of each proportion.
-    kind : {"bit", "truncated"}
-    rng : numpy.random.Generator, optional
+    mechanism : callable
+        The mechanism family, called as ``mechanism(scale, lower=..., upper=...)``: ``dpbook.BIT``
+        (Liu Def. 2(b)) or ``dpbook.Truncated`` (Liu Def. 2(a)), or any such callable.
+    rng : int, numpy.random.Generator or None
 
     Returns
     -------
     ndarray, shape (..., K)
     """
     p = _proportions(p)
-    scale, rng = _release_args(kind, scale, rng)
-    y = np.asarray(bounded_mechanism(kind, scale, 0.0, 1.0).sample(p, rng=rng), dtype=float)
+    mech, rng = _release_args(mechanism, scale, rng)
+    y = np.asarray(mech.sample(p, rng=rng), dtype=float)
     total = y.sum(axis=-1, keepdims=True)
     uniform = np.full_like(y, 1.0 / p.shape[-1])
     return np.where(total > 0, y / np.where(total > 0, total, 1.0), uniform)
 
 
-def release_all_but_one(p, scale, kind, *, rng=None):
+def release_all_but_one(p, scale, mechanism, *, rng=None):
     """Sanitize all proportions but the last on ``[0, 1]``; the last is one minus their sum.
 
     Liu (2019), §4.2, approach 2.  The last proportion is not bounded: it falls below 0 when the
@@ -515,13 +495,13 @@ def release_all_but_one(p, scale, kind, *, rng=None):
     Parameters and returns as :func:`release_rescaled`.
     """
     p = _proportions(p)
-    scale, rng = _release_args(kind, scale, rng)
-    head = np.asarray(bounded_mechanism(kind, scale, 0.0, 1.0).sample(p[..., :-1], rng=rng), dtype=float)
+    mech, rng = _release_args(mechanism, scale, rng)
+    head = np.asarray(mech.sample(p[..., :-1], rng=rng), dtype=float)
     head = head.reshape(p[..., :-1].shape)
     return np.concatenate([head, 1.0 - head.sum(axis=-1, keepdims=True)], axis=-1)
 
 
-def release_tree(p, scale, kind, *, branching=2, rng=None):
+def release_tree(p, scale, mechanism, *, branching=2, rng=None):
     """The universal-histogram release of proportions (Liu 2019, §4.2, approach 3, steps 1–5).
 
     Every node below the root of the ``branching``-ary tree over ``p`` is sanitized on ``[0, 1]``
@@ -534,7 +514,9 @@ def release_tree(p, scale, kind, *, branching=2, rng=None):
     ----------
     p : array_like, shape (..., K), K a power of ``branching``
     scale : float
-    kind : {"bit", "truncated"}
+    mechanism : callable
+        The mechanism family, called as ``mechanism(scale, lower=..., upper=...)``: ``dpbook.BIT``
+        (Liu Def. 2(b)) or ``dpbook.Truncated`` (Liu Def. 2(a)), or any such callable.
     branching : int
     rng : numpy.random.Generator, optional
 
@@ -544,20 +526,19 @@ def release_tree(p, scale, kind, *, branching=2, rng=None):
         The released tree, root first; its last level is the released proportions.
     """
     p = _proportions(p)
-    scale, rng = _release_args(kind, scale, rng)
+    mech, rng = _release_args(mechanism, scale, rng)
     k = _branching(branching)
     true = tree_levels(p, branching=k)
-    mech = bounded_mechanism(kind, scale, 0.0, 1.0)
     noisy = [true[0]] + [np.asarray(mech.sample(lv, rng=rng), dtype=float).reshape(lv.shape) for lv in true[1:]]
     return nonnegative_tree(consistent_tree(noisy, branching=k, root=1.0), branching=k)
 
 
-def simulate_proportions(pi, n, epsilon, kind, method, reps, *, releases=1, rng=None):
+def simulate_proportions(pi, n, epsilon, mechanism, method, reps, *, releases=1, rng=None):
     """Liu's (2019) §4.2 experiment for one setting: ``reps`` multinomial samples, each released.
 
     Each repetition draws counts from Multinomial(``n``, ``pi``), computes the sample proportions
     and releases them with ``method`` (``"rescale"``, ``"all_but_one"`` or ``"tree"``), each
-    proportion sanitized with the ``kind`` mechanism on ``[0, 1]`` at scale
+    proportion sanitized on ``[0, 1]`` with the family ``mechanism`` (as in :func:`release_rescaled`) at scale
     ``Δ / (epsilon / releases)`` with ``Δ = histogram_sensitivity(n) = 2/n`` (doubled for the
     tree's two sanitized levels).  ``releases = m > 1`` gives Liu's multiple synthesis: ``m``
     independent releases of the same sample, each with ``epsilon / m`` (sequential composition).
@@ -577,6 +558,7 @@ def simulate_proportions(pi, n, epsilon, kind, method, reps, *, releases=1, rng=
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
     epsilon = check.positive("epsilon", epsilon)
+    _interval_family("mechanism", mechanism)
     if method not in ("rescale", "all_but_one", "tree"):
         raise ValueError(f"method must be 'rescale', 'all_but_one' or 'tree', got {method!r}")
     if not isinstance(reps, (int, np.integer)) or reps < 1:
@@ -590,11 +572,11 @@ def simulate_proportions(pi, n, epsilon, kind, method, reps, *, releases=1, rng=
     p = np.broadcast_to(phat, shape + phat.shape[-1:])
     out = {"phat": phat, "scale": scale}
     if method == "rescale":
-        out["release"] = release_rescaled(p, scale, kind, rng=rng)
+        out["release"] = release_rescaled(p, scale, mechanism, rng=rng)
     elif method == "all_but_one":
-        out["release"] = release_all_but_one(p, scale, kind, rng=rng)
+        out["release"] = release_all_but_one(p, scale, mechanism, rng=rng)
     else:
-        tree = release_tree(p, 2 * scale, kind, rng=rng)
+        tree = release_tree(p, 2 * scale, mechanism, rng=rng)
         out["release"], out["middle"], out["scale"] = tree[-1], tree[1], 2 * scale
     return out
 

@@ -272,6 +272,14 @@ class Truncated(IntervalMechanism):
     (0.416311, 0.5)
     """
 
+    _bias_monotone = True
+
+    def stochastic_order(self):
+        return True, "the Laplace location family conditioned on a fixed set keeps its monotone likelihood ratio"
+
+    def _score_bound(self):
+        return 2.0, self.scale
+
     _bias = staticmethod(_truncated_bias)
     _mean = staticmethod(_truncated_mean)
     _variance = staticmethod(_truncated_variance)

@@ -464,3 +464,132 @@ def test_neighbour_codes_stay_exact_for_many_records():
     for n in (40, 70):
         assert dpbook.brute_force_sensitivity(lambda d: d.mean(axis=1), values, n=n) == pytest.approx(1 / n, rel=1e-12)
         assert dpbook.brute_force_sensitivity(lambda d: d.mean(axis=1), values, n=n, relation="add_remove") > 0
+
+
+# ------------------------------------------------------------------------------------------------
+# restriction with other bases than Laplace and normal, a general post-processing, the base mse
+
+
+def _logistic_excess(c):
+    """``(E[W - c | W >= c], E[(W - c)^2 | W >= c])`` for the standard logistic ``W``, in closed form:
+    ``∫_c^∞ S = log(1 + e^{-c})`` and ``∫_0^∞ u S(c + u) du = -Li2(-e^{-c})`` with ``S(c) = 1/(1 + e^c)``."""
+    y = math.exp(-c) if c > -700 else math.inf
+    if c >= 0:  # y <= 1: everything as a function of y, no cancellation
+        first = (1 + y) * math.log1p(y) / y if y > 0 else 1.0
+        if y < 0.01:  # -Li2(-y) = y - y^2/4 + y^3/9 - ...
+            li = sum((-1) ** (k + 1) * y**k / k**2 for k in range(1, 40))
+        else:
+            li = -float(special.spence(1 + y))
+        second = 2 * (1 + y) * li / y if y > 0 else 2.0
+    else:
+        first = (1 + math.exp(c)) * (-c + math.log1p(math.exp(c)))
+        second = 2 * (1 + math.exp(c)) * -float(special.spence(1 + y))
+    return first, second
+
+
+@FEW
+@given(st.floats(-300, 300), st.one_of(st.floats(-50, 50), st.floats(-1e6, 1e6), st.sampled_from([-1e300, 1e300, 0.0])))
+def test_restricted_logistic_extremes(log_scale, t):
+    """Restricted(logistic): the mean is ``s E[W - c | W >= c]`` (c = -q/s), exact in closed form; no warning,
+    never NaN, never an infinite draw (which the old code gave below q = -745 s)."""
+    s = 10.0**log_scale
+    q = t * s if abs(t) < 1e7 else t
+    assume(math.isfinite(q))
+    mech = dpbook.Restricted(stats.logistic(scale=s))
+    mean, bias, var = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance"))
+    c = -q / s if math.isfinite(-q / s) else math.copysign(math.inf, -q)
+    assert math.isfinite(mean) and mean >= 0 and math.isfinite(bias) and var >= 0 and not math.isnan(var)
+    if abs(c) < 1e6:
+        first, second = _logistic_excess(c)
+        assert mean == pytest.approx(s * first, rel=1e-9, abs=TINY)
+        if c > -5:
+            assert var == pytest.approx(min(s * (s * (second - first**2)), math.inf), rel=1e-7, abs=TINY)
+    elif c > 0:  # the excess beyond a far cut is exponential with mean 1 (in units of s)
+        assert mean == pytest.approx(s, rel=1e-9, abs=TINY) and var == pytest.approx(min(s * s, math.inf), rel=1e-8, abs=TINY)
+    else:  # nothing is cut off
+        assert bias == pytest.approx(0.0, abs=1e-12 * s) and var == pytest.approx(min(s * (s * np.pi**2 / 3), math.inf), rel=1e-12)
+
+
+@FEW
+@given(st.floats(-300, 300), st.one_of(st.floats(-30, 30), st.floats(1e8, 1e300)))
+def test_restricted_student_t_extremes(log_scale, t):
+    """Restricted(t(5)): against adaptive quadrature of scipy's density near the middle; far to the left the
+    mean excess is ``c/(ν - 1)`` to ``O(c^-2)`` relative.  Scipy's own t tail overflows there."""
+    from scipy import integrate
+
+    s, nu = 10.0**log_scale, 5
+    q = -t * s if abs(t) <= 30 else -t
+    c = t if abs(t) <= 30 else t / s  # the cut in units of s (may overflow: the check uses logs)
+    mech = dpbook.Restricted(stats.t(nu, scale=s))
+    mean, bias, var = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance"))
+    assert math.isfinite(mean) and mean >= 0 and math.isfinite(bias) and var >= 0
+    if abs(t) <= 30:
+        f = stats.t(nu).pdf
+        quad = lambda g: sum(integrate.quad(g, a, z, epsabs=0, epsrel=1e-13, limit=200)[0]
+                             for a, z in ((c, c + 1), (c + 1, np.inf)))
+        mass = quad(f)
+        m1 = quad(lambda w: (w - c) * f(w)) / mass
+        m2 = quad(lambda w: (w - c - m1) ** 2 * f(w)) / mass
+        assert mean == pytest.approx(min(s * float(m1), math.inf), rel=1e-9, abs=TINY)
+        assert var == pytest.approx(min(s * (s * float(m2)), math.inf), rel=1e-8, abs=TINY)
+    else:
+        # the cut in units of s is t/s; beyond 1e8 the O(1/c) correction is below 1e-16 relative
+        if math.log(t) - math.log(s) > math.log(1e8):
+            assert mean == pytest.approx(t / (nu - 1), rel=1e-8)
+
+
+@SWEEP
+@given(interval_setups(kinds=("lower",)), st.floats(0, 10))
+def test_postprocessed_ramp_extremes(setup, shift_in_scales):
+    """A general ``PostProcessed`` with the translated ramp's φ against :class:`TranslatedRamp`'s closed forms.
+
+    The old integration returned NaN at scale 1e300 (``b²`` overflowed) and 0 at 1e-300 (the whole law fell
+    between two quadrature nodes).  A black-box φ is only known at doubles: where ``b`` is below the rounding
+    step of ``q`` the law is resolved to that step (the tolerances carry ``ulp(q)``).
+    """
+    b, _, _, q = setup
+    shift = b * shift_in_scales
+    assume(abs(q) < 1e300 and math.isfinite(shift))
+    kw = dpbook.postprocessing.translated_ramp_phi(shift)
+    mech, exact = dpbook.PostProcessed(b, **kw), dpbook.TranslatedRamp(b, shift)
+    step = 8 * math.ulp(max(abs(q), shift))
+    for name in ("mean", "bias", "variance", "mse"):
+        value, ref = _silent(getattr(mech, name), q), _silent(getattr(exact, name), q)
+        assert not math.isnan(value), name
+        if math.isinf(ref):
+            # (unless b is below the rounding step of q: then only the quantized law is seen)
+            assert value == ref or step > 1e-2 * b, (name, value, ref)
+            continue
+        spread = math.sqrt(_silent(exact.variance, q))
+        slack = {"mean": 1e-9 * (abs(ref) + spread) + step, "bias": 1e-9 * (abs(ref) + spread) + step,
+                 "variance": 1e-8 * ref + 4 * step * step + 2 * step * spread,
+                 "mse": 1e-8 * ref + 4 * step * step + 2 * step * (spread + abs(_silent(exact.bias, q)))}[name]
+        assert abs(value - ref) <= slack + TINY, (name, value, ref)
+
+
+def test_base_mse_never_raises_for_a_huge_bias():
+    """``Mechanism.mse`` squares in numpy: a bias beyond 1.3e154 gives ``inf`` (the truth), never OverflowError."""
+
+    class Shifted(dpbook.Mechanism):  # M(q) = q + 1e200 + L_1
+        def bias(self, q):
+            return dpbook.mechanism._float(np.full(np.shape(q), 1e200))
+
+        def variance(self, q):
+            return dpbook.mechanism._float(np.full(np.shape(q), 2.0))
+
+    assert _silent(Shifted().mse, 0.0) == math.inf
+    assert np.all(_silent(Shifted().mse, np.zeros(3)) == math.inf)
+    with pytest.raises(OverflowError):  # what the old code did with Python floats
+        float(1e200) ** 2
+
+
+@pytest.mark.parametrize("base, q", [(stats.logistic(), -800.0), (stats.logistic(scale=1e-300), -1e300),
+                                     (stats.t(5), -1e300), (stats.gumbel_r(), -800.0)])
+def test_restricted_far_cut_draws_are_finite_with_the_right_mean(base, q):
+    """Far beyond the cut the kept mass underflows (scipy's ``isf`` gave ``inf`` draws at q = -745 for the
+    logistic): draws come from the excess over the cut, in log space."""
+    mech = dpbook.Restricted(base)
+    x = _silent(lambda: mech.sample(q, size=20_000, rng=np.random.default_rng(3)))
+    assert np.all(np.isfinite(x)) and np.all(x >= 0)
+    r = x / mech.mean(q)  # in units of the mean (at scale 1e-300 the variance underflows)
+    assert abs(r.mean() - 1) < 5 * r.std(ddof=1) / math.sqrt(r.size), r.mean()

@@ -269,3 +269,70 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="step"):
         dpbook.PostProcessed(1.0, ramp).max_abs_bias(step=0.0)
 
+
+
+# --- the members of V_+ used in Chapter 9 (dpbook.postprocessing: translated_ramp_phi, softplus_phi,
+# piecewise_linear_phi) ------------------------------------------------------------------------------
+
+from dpbook.postprocessing import piecewise_linear_phi, softplus_phi, translated_ramp_phi  # noqa: E402
+
+
+def test_phi_families_bad_inputs_name_the_parameter():
+    with pytest.raises(ValueError, match="shift"):
+        translated_ramp_phi(-1.0)
+    with pytest.raises(ValueError, match="width"):
+        softplus_phi(0.3, 0.0)
+    with pytest.raises(ValueError, match="slope"):
+        piecewise_linear_phi(1.0, 1.0, 0.1)
+    with pytest.raises(ValueError, match="offset"):
+        piecewise_linear_phi(0.1, 3.0, 0.2)
+
+
+@pytest.mark.parametrize(
+    "kw, params",
+    [
+        (translated_ramp_phi(), {}),
+        (translated_ramp_phi(0.7), {"shift": 0.7}),
+        (softplus_phi(0.3, 0.2), {}),
+        (piecewise_linear_phi(1.2, 3.0, 0.1), {"shift": 1.2, "slope": 3.0, "offset": 0.1}),
+        (piecewise_linear_phi(0.5, 1.5, 0.5), {"shift": 0.5, "slope": 1.5, "offset": 0.5}),
+    ],
+)
+def test_phi_families_are_nonnegative_with_their_declared_tail_and_kinks(kw, params):
+    x = np.linspace(-50.0, 50.0, 20001)
+    y = kw["phi"](x)
+    assert y.shape == x.shape and np.all(np.isfinite(y)) and np.all(y >= 0)
+    if kw["tail"] is not None:
+        x0, c = kw["tail"]
+        right = x >= x0
+        assert np.allclose(y[right], x[right] - c, rtol=0, atol=1e-12)
+    if "slope" in params:
+        a, x1 = kw["breakpoints"]
+        assert np.all(y[x <= a] == 0)
+        assert abs(kw["phi"](x1) - (x1 - params["offset"])) < 1e-12  # continuous where the pieces meet
+        middle = (x > a) & (x < x1)
+        assert np.allclose(np.diff(y[middle]) / np.diff(x[middle]), params["slope"])
+
+
+def test_softplus_tends_to_the_translated_ramp():
+    x = np.linspace(-5.0, 5.0, 1001)
+    ramp = translated_ramp_phi(0.4)["phi"](x)
+    for w, tol in [(0.1, 0.1 * np.log(2) + 1e-12), (0.01, 0.01 * np.log(2) + 1e-12)]:
+        soft = softplus_phi(0.4, w)["phi"](x)
+        assert np.all(soft >= ramp - 1e-12) and np.max(soft - ramp) <= tol
+
+
+def test_every_phi_family_respects_the_prop5_constant():
+    bound = dpbook.bias_lower_bound(1.0)
+    for kw in (translated_ramp_phi(), translated_ramp_phi(dpbook.optimal_ramp_shift(1.0)),
+               piecewise_linear_phi(1.0, 2.0, 0.2), piecewise_linear_phi(1.3, 4.0, 0.05)):
+        assert dpbook.PostProcessed(1.0, **kw).certify_max_abs_bias().lower >= bound
+    assert abs(dpbook.PostProcessed(1.0, **translated_ramp_phi()).max_abs_bias() - 0.5) < 1e-9
+
+
+def test_near_optimal_piecewise_linear_claim_of_chapter_9():
+    """Chapter 9: this φ has B(φ) < 0.27848 b, within 1.2e-5 b of b W(1/e)."""
+    for b in (1.0, 2.5):
+        kw = piecewise_linear_phi(1.23533731 * b, 3.34256629, 0.07404727 * b)
+        cert = dpbook.PostProcessed(b, **kw).certify_max_abs_bias(q_max=60.0 * b, step=0.002 * b)
+        assert dpbook.bias_lower_bound(b) <= cert.lower <= cert.upper < 0.27848 * b

@@ -240,7 +240,7 @@ def test_nonnegative_tree_keeps_nonnegative_trees_and_is_consistent(seed):
 P = np.array([0.05, 0.15, 0.3, 0.5])
 
 
-@pytest.mark.parametrize("kind", ["bit", "truncated"])
+@pytest.mark.parametrize("kind", [dpbook.BIT, dpbook.Truncated])
 def test_releases_sum_to_one(kind):
     rng = np.random.default_rng(0)
     p = np.broadcast_to(P, (2000, 4))
@@ -254,13 +254,13 @@ def test_releases_sum_to_one(kind):
     assert np.allclose(t[1], t[2].reshape(-1, 2, 2).sum(-1))
 
 
-@pytest.mark.parametrize("kind", ["bit", "truncated"])
+@pytest.mark.parametrize("kind", [dpbook.BIT, dpbook.Truncated])
 def test_all_but_one_means(kind):
     # the three sanitized proportions have the mechanism's mean; the last one is 1 minus their sum
     rng = np.random.default_rng(1)
     b, reps = 0.1, 40_000
     a = release_all_but_one(np.broadcast_to(P, (reps, 4)), b, kind, rng=rng)
-    mech = dpbook.studies.bounded_mechanism(kind, b, 0.0, 1.0)
+    mech = kind(b, lower=0.0, upper=1.0)
     exact = np.asarray(mech.mean(P[:3]))
     se = a[:, :3].std(0) / np.sqrt(reps)
     assert (np.abs(a[:, :3].mean(0) - exact) < 5 * se).all()
@@ -268,13 +268,13 @@ def test_all_but_one_means(kind):
     assert abs(a[:, 3].mean() - (1 - exact.sum())) < 5 * se4
 
 
-@pytest.mark.parametrize("kind", ["bit", "truncated"])
+@pytest.mark.parametrize("kind", [dpbook.BIT, dpbook.Truncated])
 def test_tree_release_equals_pipeline(kind):
     # same seed, same draws: release_tree is noise -> consistent_tree(root=1) -> nonnegative_tree
     p = np.broadcast_to(P, (50, 4))
     out = release_tree(p, 0.3, kind, rng=np.random.default_rng(5))
     rng = np.random.default_rng(5)
-    mech = dpbook.studies.bounded_mechanism(kind, 0.3, 0.0, 1.0)
+    mech = kind(0.3, lower=0.0, upper=1.0)
     true = tree_levels(p)
     noisy = [true[0]] + [np.asarray(mech.sample(lv, rng=rng)) for lv in true[1:]]
     expected = nonnegative_tree(consistent_tree(noisy, root=1.0))
@@ -284,13 +284,16 @@ def test_tree_release_equals_pipeline(kind):
 
 def test_release_bad_input():
     with pytest.raises(ValueError, match="p"):
-        release_rescaled([0.5, 0.6], 0.1, "bit")
+        release_rescaled([0.5, 0.6], 0.1, dpbook.BIT)
     with pytest.raises(ValueError, match="scale"):
-        release_all_but_one(P, 0.0, "bit")
-    with pytest.raises(ValueError, match="kind"):
-        release_tree(P, 0.1, "laplace")
-    with pytest.raises(ValueError, match="kind"):
-        dpbook.studies.bounded_mechanism("gauss", 1.0, 0.0, 1.0)
+        release_all_but_one(P, 0.0, dpbook.BIT)
+    # a mechanism is passed as a family, never named by a string
+    with pytest.raises(ValueError, match="mechanism.*'bit'"):
+        release_tree(P, 0.1, "bit")
+    with pytest.raises(ValueError, match="mechanism.*must return a dpbook.Mechanism"):
+        release_rescaled(P, 0.1, lambda scale, **bounds: scale)
+    with pytest.raises(ValueError, match="mechanism"):
+        dpbook.simulate_proportions(P, 10, 1.0, "truncated", "rescale", 2)
 
 
 # --- covariance study --------------------------------------------------------------------------
@@ -301,7 +304,7 @@ def bivariate(n, rho, rng, sd=(1.0, 2.0), bound=4.0):
     return np.clip(z, [-bound * sd[0], -bound * sd[1]], [bound * sd[0], bound * sd[1]])
 
 
-@pytest.mark.parametrize("kind", ["bit", "truncated"])
+@pytest.mark.parametrize("kind", [dpbook.BIT, dpbook.Truncated])
 def test_sanitize_covariance_moments(kind):
     rng = np.random.default_rng(11)
     x = bivariate(200, 0.5, rng)
@@ -313,7 +316,7 @@ def test_sanitize_covariance_moments(kind):
     b1, b2, bc = out["scale"]
     assert np.isclose(b1, 3 * 8.0**2 / 200) and np.isclose(bc, 3 * 8.0 * 16.0 / 200)
     # each released variance has the mechanism's closed-form mean
-    m1 = dpbook.studies.bounded_mechanism(kind, b1, 0.0, max_sample_variance(-4, 4, 200))
+    m1 = kind(b1, lower=0.0, upper=max_sample_variance(-4, 4, 200))
     se = out["var1"].std() / np.sqrt(4000)
     assert abs(out["var1"].mean() - m1.mean(v1)) < 5 * se
     # the covariance, given the released variances, has the conditional mean (Rao-Blackwell check)
@@ -327,13 +330,13 @@ def test_sanitize_covariance_moments(kind):
 def test_sanitize_covariance_bad_input():
     x = bivariate(20, 0.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="x"):
-        sanitize_covariance(x * 10, (-4, -8), (4, 8), 1.0, "bit", 3)
+        sanitize_covariance(x * 10, (-4, -8), (4, 8), 1.0, dpbook.BIT, 3)
     with pytest.raises(ValueError, match="epsilon"):
-        sanitize_covariance(x, (-4, -8), (4, 8), 0.0, "bit", 3)
-    with pytest.raises(ValueError, match="kind"):
-        sanitize_covariance(x, (-4, -8), (4, 8), 1.0, "laplace", 3)
+        sanitize_covariance(x, (-4, -8), (4, 8), 0.0, dpbook.BIT, 3)
+    with pytest.raises(ValueError, match="mechanism"):
+        sanitize_covariance(x, (-4, -8), (4, 8), 1.0, "bit", 3)
     with pytest.raises(ValueError, match="reps"):
-        sanitize_covariance(x, (-4, -8), (4, 8), 1.0, "bit", 0)
+        sanitize_covariance(x, (-4, -8), (4, 8), 1.0, dpbook.BIT, 0)
 
 
 # --- inference summaries -----------------------------------------------------------------------
@@ -386,14 +389,13 @@ def test_combine_releases_unbiased_and_covers():
 # --- exact coverage and tree noise ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", [None, "bit", "truncated", "laplace"])
+@pytest.mark.parametrize("kind", [None, dpbook.BIT, dpbook.Truncated, lambda b, **bounds: dpbook.Laplace(b)])
 @pytest.mark.parametrize("n,p,b", [(60, 0.05, 0.05), (300, 0.3, 0.01), (1000, 0.5, 0.002)])
 def test_wald_coverage_matches_simulation(kind, n, p, b):
     from dpbook.studies import wald_coverage
 
     rng = np.random.default_rng(n)
-    mech = {None: None, "laplace": dpbook.Laplace(b)}.get(kind) or (
-        dpbook.studies.bounded_mechanism(kind, b, 0.0, 1.0) if kind else None)
+    mech = kind(b, lower=0.0, upper=1.0) if kind else None
     reps = 40_000
     phat = rng.binomial(n, p, size=reps) / n
     x = phat if mech is None else mech.sample(phat, rng=rng)

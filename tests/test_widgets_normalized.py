@@ -42,3 +42,17 @@ def test_plot_timings_draws_two_lines():
     fig = w.plot_timings([2, 4, 8], [0.1, 0.2, 0.4], [0.001, 0.001, 0.001])
     assert len(fig.axes[0].get_lines()) == 2
     plt.close(fig)
+
+
+def test_true_epsilon_options_are_widths_with_separate_labels():
+    """The option values are the widths themselves; the labels are only shown (never used as keys)."""
+    from dpbook_book.widgets import VIEWS
+
+    spec = VIEWS["draw_true_epsilon"].controls["width"]
+    assert [v for _, v in spec] == list(w.WIDTHS) and all(isinstance(v, float) for _, v in spec)
+    fig = w.draw_true_epsilon(epsilon=1.0, width=10.0)
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert any("[0, 10Δ]" in lab for lab in labels)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="width"):
+        w.draw_true_epsilon(width="[0, 10Δ]")

@@ -1,8 +1,7 @@
 """Interactive views of Part II (chapters 6–9): McGlinchey & Mason's nonnegative mechanisms.
 
 Every number drawn here comes from a dpbook mechanism or formula function; this module only
-arranges them on axes.  It also holds the small family of post-processing functions that
-Chapter 9 lets the reader try (:func:`postprocessing_family`).
+arranges them on axes (Chapter 9's post-processing functions are in :mod:`dpbook.postprocessing`).
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ import numpy as np
 from scipy import stats
 
 import dpbook
+from dpbook.postprocessing import piecewise_linear_phi, softplus_phi, translated_ramp_phi
 from dpbook_book.plotting import COLORS, figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
@@ -20,7 +20,6 @@ from . import view
 
 __all__ = [
     "FAMILIES",
-    "postprocessing_family",
     "draw_nonnegative_bias",
     "draw_log_laplace",
     "draw_translated_ramp",
@@ -37,17 +36,6 @@ def _plain_log(*axes, subs=(1.0,)):
         axis.set_minor_locator(NullLocator())
 
 
-def _number(name, value, positive=False):
-    """``value`` as a finite float, ``>= 0`` (``> 0`` if ``positive``), else a ValueError naming ``name``."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not np.isfinite(v) or v < 0 or (positive and v == 0):
-        raise ValueError(f"{name} must be a finite {'positive' if positive else 'nonnegative'} number, got {value!r}")
-    return v
-
-
 def _frozen(a):
     """``a`` as a read-only array, so that a cached curve cannot be changed by whoever draws it."""
     a = np.array(a, dtype=float)
@@ -55,70 +43,24 @@ def _frozen(a):
     return a
 
 
-#: the post-processing families of Chapter 9, by name
-FAMILIES = ("ramp", "translated ramp", "softplus", "piecewise linear")
+#: the post-processing families of Chapter 9: option key -> label shown to the reader
+FAMILIES = {"ramp": "ramp", "translated_ramp": "translated ramp", "softplus": "softplus",
+            "piecewise_linear": "piecewise linear"}
 
 
-def postprocessing_family(family, shift=0.35, width=0.5, slope=3.0, offset=0.1):
-    """A nonnegative post-processing ``φ`` from one of Chapter 9's families (McGlinchey–Mason §5.1, V_+).
-
-    - ``"ramp"``: ``τ(x) = max(x, 0)``, eq. (4);
-    - ``"translated ramp"``: ``τ_α(x) = max(x - α, 0)`` with ``α = shift`` (§4);
-    - ``"softplus"``: ``w log(1 + e^{(x - α)/w})`` with ``w = width``, a smooth ramp that tends to
-      ``τ_α`` as ``w → 0``;
-    - ``"piecewise linear"``: 0 up to ``a = shift``, then slope ``s = slope > 1`` until it meets the
-      line ``x - c`` (``c = offset``, ``0 <= c <= a``), at ``x_1 = (s a - c)/(s - 1)``, and ``x - c`` beyond.
-      It stays at zero longer than the ramp and then catches up steeply.
-
-    Parameters not used by a family are ignored.
-
-    Parameters
-    ----------
-    family : str
-        One of :data:`FAMILIES`.
-    shift : float
-        ``α >= 0`` (or ``a``), where ``φ`` leaves zero (the centre of the softplus corner).
-    width : float
-        ``w > 0``, the width of the softplus corner.
-    slope : float
-        ``s > 1``, the slope of the catch-up piece.
-    offset : float
-        ``c`` in ``[0, shift]``, the lag behind the identity for large ``x``.
-
-    Returns
-    -------
-    dict
-        Keyword arguments for :class:`dpbook.PostProcessed`: ``phi`` (vectorized, nonnegative),
-        ``breakpoints`` (where it kinks) and ``tail`` (``(x0, c)`` with ``φ(x) = x - c`` for
-        ``x >= x0``, or ``None`` for the softplus, which only tends to ``x - α``).
-
-    >>> kw = postprocessing_family("piecewise linear", shift=1.0, slope=3.0, offset=0.5)
-    >>> [round(float(v), 12) for v in kw["phi"](np.array([0.0, 1.2, 2.0]))], kw["breakpoints"], kw["tail"]
-    ([0.0, 0.6, 1.5], [1.0, 1.25], (1.25, 0.5))
-    """
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-    a = _number("shift", shift)
+def _family_phi(family, shift, width, slope, offset):
+    """The keyword arguments of :class:`dpbook.PostProcessed` for the option ``family`` (a key of
+    :data:`FAMILIES`); the functions themselves live in :mod:`dpbook.postprocessing`.  Parameters a
+    family does not use are ignored."""
     if family == "ramp":
-        return {"phi": lambda x: np.maximum(np.asarray(x, dtype=float), 0.0), "breakpoints": [0.0], "tail": (0.0, 0.0)}
-    if family == "translated ramp":
-        return {"phi": lambda x: np.maximum(np.asarray(x, dtype=float) - a, 0.0), "breakpoints": [a], "tail": (a, a)}
+        return translated_ramp_phi(0.0)
+    if family == "translated_ramp":
+        return translated_ramp_phi(shift)
     if family == "softplus":
-        w = _number("width", width, positive=True)
-        return {"phi": lambda x: w * np.logaddexp(0.0, (np.asarray(x, dtype=float) - a) / w), "breakpoints": [], "tail": None}
-    s = _number("slope", slope)
-    if not s > 1:
-        raise ValueError(f"slope must be > 1, got {slope!r}")
-    c = _number("offset", offset)
-    if c > a:
-        raise ValueError(f"offset must be <= shift = {a!r}, got {offset!r}")
-    x1 = max((s * a - c) / (s - 1), a)  # = a exactly when c = a (rounding could put it below)
-
-    def piecewise(x):
-        x = np.asarray(x, dtype=float)
-        return np.where(x >= x1, x - c, s * np.clip(x - a, 0.0, None))
-
-    return {"phi": piecewise, "breakpoints": [a, x1], "tail": (x1, c)}
+        return softplus_phi(shift, width)
+    if family == "piecewise_linear":
+        return piecewise_linear_phi(shift, slope, offset)
+    raise ValueError(f"family must be one of {list(FAMILIES)}, got {family!r}")
 
 
 # --- Chapter 6: clamping against restriction ---------------------------------------------------
@@ -250,7 +192,7 @@ def draw_quantile_coupling(q=0.5, base="laplace"):
 
 @functools.lru_cache(maxsize=64)
 def _family_bias(family, shift, width, slope, offset, scale, q_max):
-    """Bias of :func:`postprocessing_family`'s ``φ(q + L_b)`` at 13 points of ``[0, q_max b]``, and ``B(φ)``.
+    """Bias of the post-processed ``φ(q + L_b)`` (``family`` a key of :data:`FAMILIES`) at 13 points of ``[0, q_max b]``, and ``B(φ)``.
 
     Parameters as in :func:`draw_postprocessing_bias` (units of ``b``).  The ramp, the translated ramp
     and the piecewise-linear family are combinations of translated ramps,
@@ -260,23 +202,23 @@ def _family_bias(family, shift, width, slope, offset, scale, q_max):
     ``B(φ)`` is Theorem 4.1's closed form for the ramps and the certified maximum otherwise.
     """
     b = scale
-    kw = postprocessing_family(family, shift * b, width * b, slope, offset * b)
+    kw = _family_phi(family, shift * b, width * b, slope, offset * b)
     qs = np.linspace(0.0, q_max * b, 13)
-    if family in ("ramp", "translated ramp"):
+    if family in ("ramp", "translated_ramp"):
         mech = dpbook.TranslatedRamp(b, kw["breakpoints"][0])
         return _frozen(mech.bias(qs)), mech.max_abs_bias()
     mech = dpbook.PostProcessed(b, **kw)
-    if family == "piecewise linear":
+    if family == "piecewise_linear":
         (a, x1), s = kw["breakpoints"], slope
         mean = s * dpbook.TranslatedRamp(b, a).mean(qs) - (s - 1) * dpbook.TranslatedRamp(b, x1).mean(qs)
         return _frozen(mean - qs), mech.max_abs_bias()
     return _frozen(mech.bias(qs)), mech.max_abs_bias()
 
 
-@view(family=list(FAMILIES), shift=(0.0, 2.0, 0.001), width=(0.05, 2.0, 0.05), slope=(1.1, 6.0, 0.01),
+@view(family=[(label, key) for key, label in FAMILIES.items()], shift=(0.0, 2.0, 0.001), width=(0.05, 2.0, 0.05), slope=(1.1, 6.0, 0.01),
       offset=(0.0, 0.5, 0.001),
-      grid={"family": ("piecewise linear", "translated ramp", "softplus"), "shift": (0.25, 0.5, 0.75, 1.0, 1.2353, 1.5, 2.0)})
-def draw_postprocessing_bias(family="piecewise linear", shift=1.2353, width=0.5, slope=3.3426, offset=0.074,
+      grid={"family": ("piecewise_linear", "translated_ramp", "softplus"), "shift": (0.25, 0.5, 0.75, 1.0, 1.2353, 1.5, 2.0)})
+def draw_postprocessing_bias(family="piecewise_linear", shift=1.2353, width=0.5, slope=3.3426, offset=0.074,
                              scale=1.0, q_max=6.0):
     """The bias curve of a post-processed Laplace release ``φ(q + L_b)``, its ``B(φ)``, and ``b W(1/e)``.
 
@@ -284,7 +226,7 @@ def draw_postprocessing_bias(family="piecewise linear", shift=1.2353, width=0.5,
     """
     b = scale
     offset = min(offset, shift)
-    kw = postprocessing_family(family, shift * b, width * b, slope, offset * b)
+    kw = _family_phi(family, shift * b, width * b, slope, offset * b)
     qs = np.linspace(0.0, q_max * b, 13)
     bias, worst = _family_bias(family, float(shift), float(width), float(slope), float(offset), float(b), float(q_max))
     fig, (ax, ax2) = figure(ncols=2, width=8.0)
@@ -293,7 +235,7 @@ def draw_postprocessing_bias(family="piecewise linear", shift=1.2353, width=0.5,
     ax.plot(xs, np.maximum(xs, 0.0), color=COLORS["ramp"], ls=":", label=r"ramp $\tau(x)$")
     ax.set_xlabel(r"noisy value $x$ (units of $b$)")
     ax.set_ylabel(r"release $\varphi(x)$")
-    ax.set_title(family)
+    ax.set_title(FAMILIES[family])
     ax.legend(loc="upper left")
     ax2.plot(qs, bias, ".-", color=COLORS["translated_ramp"], label=r"bias of $\varphi(q+L_b)$")
     bound = dpbook.bias_lower_bound(b)

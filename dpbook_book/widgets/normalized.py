@@ -31,8 +31,8 @@ __all__ = [
     "plot_timings",
 ]
 
-#: the interval widths ``(u - l)/Δ`` offered by :func:`draw_true_epsilon`
-WIDTHS = {"one-sided, [0, ∞)": np.inf, "[0, 10Δ]": 10.0, "[0, 5Δ]": 5.0, "[0, 3Δ]": 3.0, "[0, 2Δ]": 2.0}
+#: the interval widths ``w = (u - l)/Δ`` offered by :func:`draw_true_epsilon` (the values), with their labels
+WIDTHS = {np.inf: "one-sided, [0, ∞)", 10.0: "[0, 10Δ]", 5.0: "[0, 5Δ]", 3.0: "[0, 3Δ]", 2.0: "[0, 2Δ]"}
 
 #: the nominal ε values of the curves of :func:`draw_true_epsilon`
 EPS_GRID = tuple(float(e) for e in np.round(np.linspace(0.05, 3.0, 24), 4))
@@ -82,22 +82,24 @@ def _truncation_loss_curve(width):
     return np.array([dpbook.privacy_loss(dpbook.Truncated(1.0 / e, lower=0.0, upper=width), 1.0) for e in EPS_GRID])
 
 
-@view(epsilon=(0.05, 3.0, 0.05), interval=list(WIDTHS),
-      grid={"interval": None, "epsilon": (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)})
-def draw_true_epsilon(epsilon=1.0, interval="one-sided, [0, ∞)"):
+@view(epsilon=(0.05, 3.0, 0.05), width=[(label, w) for w, label in WIDTHS.items()],
+      grid={"width": None, "epsilon": (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)})
+def draw_true_epsilon(epsilon=1.0, width=np.inf):
     """The exact privacy loss of truncation at Liu's scale ``b = Δ/ε`` against the nominal ε.
 
-    The curve comes from the auditor :func:`dpbook.privacy_loss` (truncation to ``[0, u]``, Δ = 1),
+    The curve comes from the auditor :func:`dpbook.privacy_loss` (truncation to ``[0, wΔ]``, Δ = 1,
+    ``width`` one of :data:`WIDTHS`),
     drawn with the diagonal (what Liu Def. 2(a) claims, and what BIT attains) and McGlinchey–Mason's
     Prop. 2 bound ``2ε``.  The marker is the audited loss at ``epsilon``.
     """
-    width = WIDTHS[interval]
+    if width not in WIDTHS:
+        raise ValueError(f"width must be one of {list(WIDTHS)}, got {width!r}")
     eps = np.array(EPS_GRID)
     loss = _truncation_loss_curve(width)
     here = dpbook.privacy_loss(dpbook.Truncated(1.0 / epsilon, lower=0.0, upper=width), 1.0)
     fig, ax = figure()
     ax.plot(eps, 2 * eps, color=COLORS["bound"], ls="--", label=r"McGlinchey–Mason Prop. 2: $2\varepsilon$")
-    ax.plot(eps, loss, color=COLORS["truncated"], marker=".", label=rf"truncation to {interval}, exact loss")
+    ax.plot(eps, loss, color=COLORS["truncated"], marker=".", label=rf"truncation to {WIDTHS[width]}, exact loss")
     ax.plot(eps, eps, color=COLORS["bit"], ls=":", label=r"Liu Def. 2: $\varepsilon$ (BIT attains it)")
     ax.plot([epsilon], [here], "o", color=COLORS["simulation"], ms=6)
     ax.annotate(f"{here:.3f}", (epsilon, here), textcoords="offset points", xytext=(6, -14))

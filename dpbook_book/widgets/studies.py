@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from dpbook import BIT, Truncated
 from dpbook_book.data import COVARIANCE_SETTINGS, STUDY2_N, STUDY2_PI
 from dpbook_book.plotting import COLORS, figure
 from dpbook.studies import (
@@ -31,6 +32,8 @@ __all__ = [
 
 _LABELS = {"var1": r"$\tilde s_1^2$", "var2": r"$\tilde s_2^2$", "corr": r"$\tilde r$"}
 _PCOLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")
+#: the mechanism family behind each ``kind`` option key (keys, not labels, pick the family)
+_FAMILIES = {"bit": BIT, "truncated": Truncated}
 
 
 def plot_bands(ax, x, releases, original, color, label, show_original=True):
@@ -58,7 +61,7 @@ def draw_covariance_release(n=100, epsilon=1.0, rho=0.9, statistic="corr", reps=
     edges = (-1.0, 1.0) if statistic == "corr" else (0.0, max_sample_variance(lower[j], upper[j], n))
     fig, ax = figure()
     for kind in ("bit", "truncated"):
-        out = sanitize_covariance(x, lower, upper, epsilon, kind, reps, rng=rng, conditional_mean=False)
+        out = sanitize_covariance(x, lower, upper, epsilon, _FAMILIES[kind], reps, rng=rng, conditional_mean=False)
         released = out[statistic][np.isfinite(out[statistic])]
         ax.hist(released, bins=np.linspace(*edges, 41), histtype="step", lw=1.5, color=COLORS[kind], label=kind)
     ax.axvline(out["original"][j], color=COLORS["simulation"], ls="--", lw=1.2, label="original")
@@ -71,7 +74,7 @@ def draw_covariance_release(n=100, epsilon=1.0, rho=0.9, statistic="corr", reps=
 def _study2_metric(epsilon, method, kind, metric, reps, rng):
     rows, base = [], []
     for n in STUDY2_N:
-        out = simulate_proportions(STUDY2_PI, n, epsilon, kind, method, reps, rng=rng)
+        out = simulate_proportions(STUDY2_PI, n, epsilon, _FAMILIES[kind], method, reps, rng=rng)
         rel, ph = out["release"], out["phat"]
         if metric == "coverage":
             rows.append(coverage(*wald_interval(rel, n), STUDY2_PI)[0])
@@ -117,9 +120,9 @@ def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
     n_values = np.array(STUDY2_N)
     one, many = [], []
     for n in n_values:
-        single = simulate_proportions(STUDY2_PI, n, epsilon, kind, "rescale", reps, rng=rng)["release"]
+        single = simulate_proportions(STUDY2_PI, n, epsilon, _FAMILIES[kind], "rescale", reps, rng=rng)["release"]
         one.append(coverage(*wald_interval(single, n), STUDY2_PI)[0])
-        rel = simulate_proportions(STUDY2_PI, n, epsilon, kind, "rescale", reps, releases=releases, rng=rng)["release"]
+        rel = simulate_proportions(STUDY2_PI, n, epsilon, _FAMILIES[kind], "rescale", reps, releases=releases, rng=rng)["release"]
         qbar, T, df = combine_releases(rel, rel * (1 - rel) / n, axis=0)
         half = stats.t.ppf(0.975, df) * np.sqrt(T)
         many.append(coverage(qbar - half, qbar + half, STUDY2_PI)[0])
