@@ -15,6 +15,8 @@ The library behind the dpbook textbook.  One module per idea of the book:
 ``optimal``        linear programs for the best nonnegative post-processing, verified exactly
 ``privacy``        the exact auditor :func:`privacy_loss` and :class:`PrivacyDescription`
 ``calibration``    the scale for a privacy target: :func:`laplace_scale`, :func:`truncated_scale`
+``intervals``      exact confidence intervals: :func:`confidence_interval`, :func:`interval_coverage`
+``reporting``      the release card of one release: :func:`release_card`
 ``sensitivity``    global sensitivities of bounded-data statistics (Liu's supplement)
 ``studies``        Higham's projection, the universal-histogram tree, combining rules
 =================  ==========================================================================
@@ -36,6 +38,7 @@ public.  Optional parameters are keyword-only; ``rng`` accepts an int seed, a
 from . import (
     calibration,
     clamping,
+    intervals,
     laplace,
     law,
     mechanism,
@@ -44,12 +47,26 @@ from . import (
     optimal,
     postprocessing,
     privacy,
+    reporting,
     restriction,
     sensitivity,
     studies,
     truncation,
 )
 from .clamping import BIT
+from .intervals import (
+    ConfidenceInterval,
+    clipped_laplace_interval,
+    confidence_interval,
+    expected_length,
+    interval_coverage,
+    is_stochastically_increasing,
+    laplace_interval,
+    plugin_interval,
+    proportion_coverage,
+    proportion_interval,
+    randomized_interval,
+)
 from .laplace import Laplace
 from .law import Law
 from .mechanism import Mechanism
@@ -81,10 +98,14 @@ from .postprocessing import (
     TranslatedRamp,
     bias_lower_bound,
     optimal_ramp_shift,
+    piecewise_linear_phi,
     ramp_worst_bias,
+    softplus_phi,
+    translated_ramp_phi,
 )
-from .calibration import laplace_scale, log_laplace_scale, truncated_scale
+from .calibration import laplace_scale, log_laplace_scale, required_epsilon, required_scale, truncated_scale
 from .privacy import PrivacyDescription, PrivacyReport, describe, pair_loss, privacy_loss, privacy_report
+from .reporting import ReleaseCard, release_card
 from .restriction import Restricted, restriction_ramp_bias_ratio
 from .sensitivity import (
     RELATIONS,
@@ -104,7 +125,6 @@ from .sensitivity import (
 )
 from .studies import (
     bias_rmse,
-    bounded_mechanism,
     clipped_bivariate_normal,
     combine_releases,
     consistent_tree,
@@ -148,6 +168,9 @@ __all__ = [
     "optimal_ramp_shift",
     "ramp_worst_bias",
     "bias_lower_bound",
+    "translated_ramp_phi",
+    "softplus_phi",
+    "piecewise_linear_phi",
     "restriction_ramp_bias_ratio",
     "croft_boundary_scale",
     "croft_scale",
@@ -192,7 +215,6 @@ __all__ = [
     "nearest_psd",
     "nearest_correlation",
     "max_sample_variance",
-    "bounded_mechanism",
     "sanitize_covariance",
     "clipped_bivariate_normal",
     "tree_levels",
@@ -208,6 +230,24 @@ __all__ = [
     "coverage",
     "bias_rmse",
     "combine_releases",
+    # reporting a bounded release: exact intervals
+    "ConfidenceInterval",
+    "confidence_interval",
+    "randomized_interval",
+    "interval_coverage",
+    "expected_length",
+    "is_stochastically_increasing",
+    "plugin_interval",
+    "clipped_laplace_interval",
+    "laplace_interval",
+    "proportion_interval",
+    "proportion_coverage",
+    # accuracy before release
+    "required_scale",
+    "required_epsilon",
+    # the release card
+    "ReleaseCard",
+    "release_card",
 ]
 
 __version__ = "0.1.0"

@@ -31,7 +31,7 @@ from .mechanism import _float
 from .privacy import _best_of
 
 __all__ = ["croft_boundary_scale", "croft_lower_bounds", "croft_scale", "croft_table2", "croft_uniform_scale",
-           "laplace_scale", "log_laplace_scale", "truncated_scale"]
+           "laplace_scale", "log_laplace_scale", "truncated_scale", "required_scale", "required_epsilon"]
 
 #: ``y0 = -W(-1/(2e)) = 0.2319...``, the principal Lambert W value behind Croft's (32)
 _Y0 = float(-special.lambertw(-0.5 / math.e).real)
@@ -490,3 +490,233 @@ def croft_table2(*, epsilon=1.0, sensitivity=1.0):
         {"configuration": "arbitrary constraints", "scale": "Section 4.2",
          "printed": "sigma <= 2", "computed": arbitrary},
     ]
+
+
+# --------------------------------------------------------------------------------------------------
+# accuracy before release: the budget a target needs (issue 11)
+
+#: the accuracy targets of :func:`required_scale` and :func:`required_epsilon`
+ACCURACY_TARGETS = ("max_mse", "mse", "max_abs_bias", "abs_bias", "length", "max_length")
+
+
+def _family(family, lower, upper):
+    """``b -> Mechanism`` from a family class (bounded ones get ``lower``/``upper``) or a callable."""
+    from .mechanism import IntervalMechanism, Mechanism
+
+    if isinstance(family, type) and issubclass(family, IntervalMechanism):
+        return lambda b: family(b, lower=lower, upper=upper)
+    if isinstance(family, type) and issubclass(family, Mechanism):
+        return lambda b: family(b)
+    if callable(family) and not isinstance(family, type):
+        return family
+    raise ValueError(f"family must be a Mechanism class or a callable scale -> Mechanism, got {family!r}")
+
+
+def _q_grid(lower, upper, scale, points=257):
+    """True values at which a worst case over ``[lower, upper]`` is searched: ``points`` evenly spaced on a
+    bounded interval; on a half-line (or the line) half of them within 8 scales of the finite end plus a
+    geometric ladder out to ``10^4`` scales, where the families' formulas have reached their limits."""
+    if np.isfinite(lower) and np.isfinite(upper):
+        return np.linspace(lower, upper, points)
+    steps = scale * np.concatenate([np.linspace(0.0, 8.0, points // 2 + 1), np.geomspace(8.0, 1e4, points // 4)[1:]])
+    if np.isfinite(lower):
+        return lower + steps
+    if np.isfinite(upper):
+        return upper - steps
+    return np.concatenate([-steps[:0:-1], steps])
+
+
+def _worst_case(values, lower, upper, scale, in_domain, points=257, xtol=1e-10):
+    """``max`` of the vectorized ``values(q)`` over ``[lower, upper]``: the grid of :func:`_q_grid`, then a
+    bounded Brent refinement on the two cells next to the best grid point (a search, not a certificate)."""
+    grid = _q_grid(lower, upper, scale, points)
+    grid = grid[in_domain(grid)]
+    v = np.asarray(values(grid), dtype=float)
+    k = int(np.argmax(v))
+    best = float(v[k])
+    a, b = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
+    if b > a:
+        res = optimize.minimize_scalar(lambda t: -float(values(np.array([t]))[0]), bounds=(a, b), method="bounded",
+                                       options={"xatol": xtol * max(1.0, abs(a), abs(b))})
+        best = max(best, -float(res.fun))
+    return best
+
+
+def _accuracy(make, target, lower, upper, q, level):
+    """``b -> the target's value`` for the family ``make`` (see :func:`required_scale`)."""
+    from .intervals import _accepts, confidence_interval, expected_length
+
+    def length(mech, qs):
+        return np.asarray(expected_length(mech, lambda x: confidence_interval(mech, x, level), qs))
+
+    def at_q(fn):
+        return lambda b: float(np.asarray(fn(make(b), q)))
+
+    def worst(fn, points=257, xtol=1e-10):
+        def value(b):
+            mech = make(b)
+            lo, hi = max(lower, mech.domain[0]), min(upper, mech.domain[1])
+
+            def ok(g):
+                return np.array([_accepts(mech, t) for t in g], dtype=bool)
+
+            return _worst_case(lambda g: fn(mech, g), lo, hi, b, ok, points, xtol)
+        return value
+
+    if target == "mse":
+        return at_q(lambda m, t: m.mse(t))
+    if target == "abs_bias":
+        return at_q(lambda m, t: np.abs(m.bias(t)))
+    if target == "length":
+        return at_q(length)
+    if target == "max_mse":
+        return worst(lambda m, g: np.asarray(m.mse(g)))
+    if target == "max_length":
+        return worst(length, 33, 1e-4)  # each value is ~800 intervals: a coarser search
+    search = worst(lambda m, g: np.abs(np.asarray(m.bias(g))))
+
+    def max_abs_bias(b):  # exact where the family knows its worst case on its own domain
+        mech = make(b)
+        exact = getattr(mech, "max_abs_bias", None)
+        if exact is not None and tuple(mech.domain) == (lower, upper):
+            return float(exact())
+        return search(b)
+    return max_abs_bias
+
+
+def required_scale(family, *, lower, upper, target, bound, q=None, level=0.95):
+    """The largest noise scale at which ``family`` on ``[lower, upper]`` meets an accuracy target.
+
+    Answers the question asked *before* a release: how much noise can this accuracy afford?  The
+    target's value is computed from the exact formulas of the family at each trial scale and the
+    largest scale with ``value <= bound`` is bracketed in steps of 16 and then found by bisection in
+    ``log b`` to a relative width of ``1e-10`` (``1e-7`` for the length targets) (so the answer meets the target and ``1.01`` times it
+    misses, which the tests check by plugging it back in).  The targets' values grow with the scale
+    for the families of dpbook; the bisection relies on it.
+
+    Parameters
+    ----------
+    family : Mechanism class or callable
+        :class:`~dpbook.BIT`, :class:`~dpbook.Truncated` (called as ``family(b, lower=, upper=)``),
+        :class:`~dpbook.Laplace` (``family(b)``), or any callable ``b -> Mechanism``.
+    lower, upper : float, keyword-only
+        The bounds of the data (the range of true values of the worst cases).
+    target : str, keyword-only
+        ``"max_mse"`` (worst MSE over ``q`` in ``[lower, upper]``), ``"mse"`` (MSE at ``q``),
+        ``"max_abs_bias"`` (the family's exact ``max_abs_bias()`` when it has one on this domain, else a
+        search), ``"abs_bias"`` (at ``q``), ``"length"`` (expected length of
+        :func:`~dpbook.confidence_interval` at ``q`` and ``level``; quadrature, see
+        :func:`~dpbook.expected_length`), ``"max_length"`` (its worst over ``q``; slow: tens of seconds).
+        Worst cases over ``q`` are a grid of 257 true values (33 for ``"max_length"``) plus a bounded
+        Brent refinement next to the best one: a search, not a certificate.
+    bound : float, keyword-only
+        The largest acceptable value of the target (``> 0``; an MSE in squared units, a bias or a
+        length in the data's units).
+    q : float, keyword-only
+        The true value for the at-a-value targets.
+    level : float, keyword-only
+        Confidence level for the length targets.
+
+    Returns
+    -------
+    float
+        The scale; ``inf`` when every scale meets the target (a bound above the target's limit as the
+        noise grows, possible on a bounded interval).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``target``, ``bound <= 0``, a missing ``q``, or a bound no scale down to ``1e-300``
+        meets (naming ``bound``).
+
+    Examples
+    --------
+    >>> from dpbook import BIT, Laplace
+    >>> round(required_scale(Laplace, lower=0.0, upper=1.0, target="max_mse", bound=0.02), 9)  # 2b^2 = 0.02
+    0.1
+    >>> round(required_scale(BIT, lower=0.0, upper=1.0, target="max_abs_bias", bound=0.05), 6)  # (b/2)(1 - e^{-1/b})
+    0.100005
+    """
+    lower, upper = check.bounds(lower, upper)
+    if target not in ACCURACY_TARGETS:
+        raise ValueError(f"target must be one of {ACCURACY_TARGETS}, got {target!r}")
+    bound = check.positive("bound", bound)
+    if target in ("mse", "abs_bias", "length"):
+        if q is None:
+            raise ValueError(f"q must be given for target={target!r}, got None")
+        q = check.finite("q", q)
+    level = check.finite("level", level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    make = _family(family, lower, upper)
+    value = _accuracy(make, target, lower, upper, q, level)
+    width = upper - lower
+    b = width if math.isfinite(width) else (abs(q) if q else 1.0)
+    b = b if b > 0 else 1.0
+
+    def meets(s):
+        v = value(s)
+        return math.isfinite(v) and v <= bound
+
+    step = 16.0  # bracket in steps of 16: at most ~250 trials from 1e300 to 1e-300
+    if meets(b):
+        good = b
+        while meets(step * good):
+            good *= step
+            if good > 1e300:
+                return math.inf
+        bad = step * good
+    else:
+        bad = b
+        while not meets(bad / step):
+            bad /= step
+            if bad < 1e-300:
+                raise ValueError(f"bound={bound!r} for target={target!r} is met by no scale down to 1e-300")
+        good = bad / step
+    rtol = 1e-7 if target in ("length", "max_length") else 1e-10
+    while bad / good > 1.0 + rtol:
+        mid = math.sqrt(good * bad)
+        if meets(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def required_epsilon(family, *, lower, upper, sensitivity, target, bound, q=None, level=0.95):
+    """The smallest privacy budget ε whose calibrated ``family`` on ``[lower, upper]`` meets a target.
+
+    The scale :func:`required_scale` allows, charged by the exact auditor: ``ε =``
+    :func:`~dpbook.privacy_loss` ``(family(b), sensitivity, domain=(lower, upper))``.  So truncation is
+    charged its true ε (``1.61 Δ/b`` one-sided at ``b = Δ``, not the nominal ``Δ/b``), and a family whose
+    loss falls as the scale grows, calibrated at any smaller ε, gets a larger scale and misses the
+    target (the tests check ``0.99 ε``).
+
+    Parameters
+    ----------
+    family, lower, upper, target, bound, q, level
+        As in :func:`required_scale`.
+    sensitivity : float, keyword-only
+        ``Δ > 0``.
+
+    Returns
+    -------
+    float
+        ``0.0`` when every scale meets the target (:func:`required_scale` returns ``inf``).
+
+    Examples
+    --------
+    >>> from dpbook import BIT, Truncated
+    >>> round(required_epsilon(BIT, lower=0.0, upper=1.0, sensitivity=0.01, target="max_abs_bias", bound=0.05), 6)
+    0.099995
+    >>> round(required_epsilon(Truncated, lower=0.0, upper=1.0, sensitivity=0.01, target="max_abs_bias", bound=0.05), 6)
+    0.366589
+    """
+    from .privacy import privacy_loss
+
+    delta = check.positive("sensitivity", sensitivity)
+    b = required_scale(family, lower=lower, upper=upper, target=target, bound=bound, q=q, level=level)
+    if math.isinf(b):
+        return 0.0
+    lower, upper = check.bounds(lower, upper)
+    return float(privacy_loss(_family(family, lower, upper)(b), delta, domain=(lower, upper)))

@@ -1,0 +1,87 @@
+"""The release card: audited ε, the exact interval, worst bias and MSE over it that never under-report."""
+
+import dataclasses
+import math
+import re
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpbook
+
+
+def dense_worst(mech, lo, hi, n=20001):
+    q = np.linspace(lo, hi, n)
+    return float(np.max(np.abs(mech.bias(q)))), float(np.max(mech.mse(q)))
+
+
+@pytest.mark.parametrize("mech,x", [
+    (dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.0),
+    (dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.6),
+    (dpbook.Truncated(0.2, lower=0.0, upper=1.0), 0.3),
+    (dpbook.Truncated(3.0, lower=0.0, upper=1.0), 0.9),
+    (dpbook.TranslatedRamp(0.5, 0.1), 0.3),
+    (dpbook.Normalized(0.3, [(0.0, 1.0), (2.0, 3.0)]), 0.5),
+    (dpbook.LogLaplace(0.3), 2.0),
+    (dpbook.Laplace(1.0), 0.5),
+])
+def test_worst_cases_never_under_report(mech, x):
+    card = dpbook.release_card(mech, x, sensitivity=0.1, level=0.9)
+    bias, mse = dense_worst(mech, card.interval.low, card.interval.high)
+    assert card.certified
+    assert card.worst_abs_bias >= bias * (1 - 1e-12) - 1e-15
+    assert card.worst_mse >= mse * (1 - 1e-12)
+    assert card.worst_mse <= mse * 1.02 + 1e-12  # and the bound is close
+    assert card.worst_abs_bias <= bias * 1.05 + 1e-3 * mse ** 0.5 + 1e-12
+
+
+def test_audited_epsilon_not_the_nominal_one():
+    mech = dpbook.Truncated(0.2, lower=0.0, upper=1.0)
+    card = dpbook.release_card(mech, 0.3, sensitivity=0.1)
+    assert card.epsilon == pytest.approx(dpbook.privacy_loss(mech, 0.1, domain=(0.0, 1.0)), rel=1e-12)
+    assert card.epsilon > 0.1 / 0.2 and card.epsilon_exact
+    bit = dpbook.release_card(dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.3, sensitivity=0.1)
+    assert bit.epsilon == pytest.approx(0.5, rel=1e-12)
+
+
+def test_card_holds_the_interval_and_the_release():
+    mech = dpbook.BIT(0.2, lower=0.0, upper=1.0)
+    card = dpbook.release_card(mech, 0.6, sensitivity=0.1, level=0.9)
+    ci = dpbook.confidence_interval(mech, 0.6, 0.9)
+    assert (card.interval.low, card.interval.high) == (ci.low, ci.high)
+    assert card.release == 0.6 and (card.lower, card.upper) == (0.0, 1.0)
+    assert card.parameters == {"scale": 0.2, "lower": 0.0, "upper": 1.0}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        card.epsilon = 0.0
+
+
+def test_text_and_html():
+    card = dpbook.release_card(dpbook.Truncated(0.2, lower=0.0, upper=1.0), 0.3, sensitivity=0.1, level=0.9)
+    text = str(card)
+    for word in ("Truncated(scale=0.2", "Bounds", "epsilon = 0.830553 (exact)", "90% interval", "Worst MSE",
+                 "NIST SP 800-226"):
+        assert word in text, word
+    page = card._repr_html_()
+    assert page.startswith("<table") and page.count("<tr>") == len(card.rows())
+    assert "<th scope=\"row\"" in page and "width:" not in re.sub(r"max-width:100%", "", page)
+    assert len(card.nist_items) == 5
+
+
+def test_uncertified_figures_say_so():
+    mech = dpbook.Restricted(stats.norm(scale=0.3))
+    card = dpbook.release_card(mech, 0.2, sensitivity=0.1)
+    assert not card.certified and "not certified" in str(card)
+    assert math.isinf(card.epsilon)  # the Gaussian restriction is not pure DP
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(x=[0.1, 0.2], sensitivity=0.1), "x"),
+    (dict(x=2.0, sensitivity=0.1), "x"),
+    (dict(x=math.nan, sensitivity=0.1), "x"),
+    (dict(x=0.5, sensitivity=0.0), "sensitivity"),
+    (dict(x=0.5, sensitivity=0.1, level=1.0), "level"),
+])
+def test_bad_input(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        dpbook.release_card(dpbook.BIT(0.2, lower=0.0, upper=1.0), **kwargs)

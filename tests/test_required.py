@@ -1,0 +1,119 @@
+"""Accuracy before release: required_scale / required_epsilon, checked by plugging the answer back in.
+
+The target is met at the answer, and missed with 1% less budget (``1.01`` times the scale, or the
+mechanism calibrated at ``0.99 ε``); the target's values are recomputed here from the families' exact
+methods on a dense grid, independently of the search inside the library.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import dpbook
+
+FAMILIES = (dpbook.Laplace, dpbook.BIT, dpbook.Truncated)
+LOWER, UPPER = 0.0, 1.0
+
+
+def make(family, b):
+    return family(b) if family is dpbook.Laplace else family(b, lower=LOWER, upper=UPPER)
+
+
+def value(family, b, target, q=0.3, level=0.9):
+    mech = make(family, b)
+    grid = np.linspace(LOWER, UPPER, 4001)
+    if target == "mse":
+        return float(mech.mse(q))
+    if target == "abs_bias":
+        return abs(float(mech.bias(q)))
+    if target == "max_mse":
+        return float(np.max(mech.mse(grid)))
+    if target == "max_abs_bias":
+        return float(np.max(np.abs(mech.bias(grid))))
+    if target == "length":
+        return float(dpbook.expected_length(mech, lambda x: dpbook.confidence_interval(mech, x, level), q))
+    raise AssertionError(target)
+
+
+BOUNDS = {"mse": 0.01, "abs_bias": 0.01, "max_mse": 0.01, "max_abs_bias": 0.02, "length": 0.4}
+
+
+def calibrated(family, epsilon, delta):
+    if family is dpbook.Truncated:
+        return dpbook.truncated_scale(epsilon, delta, LOWER, UPPER)
+    return dpbook.laplace_scale(epsilon, delta)
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("target", list(BOUNDS))
+def test_required_scale_meets_the_target_and_one_percent_more_misses(family, target):
+    bound = BOUNDS[target]
+    if family is dpbook.Laplace and target in ("abs_bias", "max_abs_bias"):
+        assert dpbook.required_scale(family, lower=LOWER, upper=UPPER, target=target, bound=bound, q=0.3) == math.inf
+        return
+    b = dpbook.required_scale(family, lower=LOWER, upper=UPPER, target=target, bound=bound, q=0.3, level=0.9)
+    assert value(family, b, target) <= bound * (1 + 1e-6)
+    assert value(family, 1.01 * b, target) > bound
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("target", ["max_mse", "mse", "length"])
+def test_required_epsilon_is_audited_and_one_percent_less_misses(family, target):
+    delta, bound = 0.05, BOUNDS[target]
+    eps = dpbook.required_epsilon(family, lower=LOWER, upper=UPPER, sensitivity=delta, target=target, bound=bound,
+                                  q=0.3, level=0.9)
+    b = dpbook.required_scale(family, lower=LOWER, upper=UPPER, target=target, bound=bound, q=0.3, level=0.9)
+    assert math.isclose(calibrated(family, eps, delta), b, rel_tol=1e-8)
+    assert value(family, calibrated(family, eps, delta), target) <= bound * (1 + 1e-6)
+    assert value(family, calibrated(family, 0.99 * eps, delta), target) > bound
+    if family is dpbook.Truncated:  # charged its true epsilon, more than the nominal Δ/b
+        assert eps > 1.05 * delta / b
+
+
+def test_at_a_value_closed_form_for_laplace():
+    # MSE of the Laplace mechanism is 2b^2 everywhere
+    b = dpbook.required_scale(dpbook.Laplace, lower=0.0, upper=1.0, target="mse", bound=0.08, q=0.5)
+    assert math.isclose(b, 0.2, rel_tol=1e-9)
+    eps = dpbook.required_epsilon(dpbook.Laplace, lower=0.0, upper=1.0, sensitivity=1.0, target="max_mse", bound=0.08)
+    assert math.isclose(eps, 5.0, rel_tol=1e-9)
+
+
+def test_half_line_worst_case_is_the_limit():
+    # the ramp's MSE rises to 2b^2 as q -> inf
+    b = dpbook.required_scale(dpbook.BIT, lower=0.0, upper=math.inf, target="max_mse", bound=0.08)
+    assert math.isclose(b, 0.2, rel_tol=1e-6)
+
+
+def test_a_loose_bound_needs_no_budget():
+    # on [0, 1] no scale makes the worst MSE of BIT exceed 1
+    assert dpbook.required_scale(dpbook.BIT, lower=0.0, upper=1.0, target="max_mse", bound=1.0) == math.inf
+    assert dpbook.required_epsilon(dpbook.BIT, lower=0.0, upper=1.0, sensitivity=1.0, target="max_mse",
+                                   bound=1.0) == 0.0
+
+
+def test_callable_family():
+    b = dpbook.required_scale(lambda s: dpbook.TranslatedRamp(s, dpbook.optimal_ramp_shift(s)), lower=0.0,
+                              upper=math.inf, target="max_abs_bias", bound=0.1)
+    assert math.isclose(dpbook.optimal_ramp_shift(b), 0.1, rel_tol=1e-8)
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(target="nope", bound=1.0), "target"),
+    (dict(target="mse", bound=1.0), "q"),
+    (dict(target="max_mse", bound=0.0), "bound"),
+    (dict(target="max_mse", bound=-1.0), "bound"),
+    (dict(target="length", bound=1.0, q=0.5, level=1.0), "level"),
+])
+def test_bad_targets(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        dpbook.required_scale(dpbook.BIT, lower=0.0, upper=1.0, **kwargs)
+
+
+def test_bad_family_bounds_and_sensitivity():
+    with pytest.raises(ValueError, match="family"):
+        dpbook.required_scale("BIT", lower=0.0, upper=1.0, target="max_mse", bound=0.1)
+    with pytest.raises(ValueError, match="lower"):
+        dpbook.required_scale(dpbook.BIT, lower=1.0, upper=0.0, target="max_mse", bound=0.1)
+    with pytest.raises(ValueError, match="sensitivity"):
+        dpbook.required_epsilon(dpbook.BIT, lower=0.0, upper=1.0, sensitivity=0.0, target="max_mse", bound=0.1)
