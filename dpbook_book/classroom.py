@@ -614,3 +614,29 @@ def _ch16_ex_grid():
     dp.enable_features("contrib")
     m = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=2.0, k=-4)
     return m.map(1.0)
+
+
+@answer("ch17-ex-bit", rel_tol=1e-3, expects="the exact coverage at q = 0.3, then at q = 0.5")
+def _ch17_ex_bit():
+    from dpbook import BIT, confidence_interval, interval_coverage
+
+    mech = BIT(0.2, lower=0.0, upper=1.0)
+    return list(interval_coverage(mech, lambda x: confidence_interval(mech, x, 0.9), [0.3, 0.5]))
+
+
+@answer("ch17-ex-ramp", rel_tol=1e-3, expects="the worst exact coverage over q in [0, 12]")
+def _ch17_ex_ramp():
+    import numpy as np
+
+    from dpbook import TranslatedRamp, clipped_laplace_interval, interval_coverage, optimal_ramp_shift
+
+    ramp = TranslatedRamp(1.0, optimal_ramp_shift(1.0))
+    q = np.linspace(0.0, 12.0, 241)
+    return float(interval_coverage(ramp, lambda x: clipped_laplace_interval(x, 1.0, 0.95, lower=0.0), q).min())
+
+
+@answer("ch17-ex-plan", rel_tol=1e-3, expects="the smallest ε")
+def _ch17_ex_plan():
+    import math
+
+    return 2 * math.log(20) / 10

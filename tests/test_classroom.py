@@ -260,6 +260,9 @@ FROM_SOLUTION = {
     "ch15-ex-pole": ("", "q_star"),
     "ch16-ex-split": ("", "totals"),
     "ch16-ex-grid": ("", "m.map(1.0)"),
+    "ch17-ex-bit": ("", "[coverage_at_03, coverage_at_05]"),
+    "ch17-ex-ramp": ("", "worst"),
+    "ch17-ex-plan": ("", "epsilon"),
 }
 
 
