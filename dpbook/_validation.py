@@ -64,6 +64,13 @@ def finite_array(name, value):
     return arr
 
 
+def count(name, value, minimum):
+    """Return ``value`` as an int, checked to be an integer (not a bool) ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
 def size(value):
     """Return a valid numpy ``size`` (None, int >= 0 or tuple of ints >= 0)."""
     if value is None:

@@ -160,10 +160,6 @@ def _accepts(mechanism, q):
     return True
 
 
-def _numerical(mechanism):
-    return mechanism._law_is_numerical()
-
-
 def _has_atoms(mechanism):
     lo, hi = mechanism.domain
     q = 0.5 * (lo + hi) if np.isfinite(lo) and np.isfinite(hi) else (lo + 1.0 if np.isfinite(lo) else (
@@ -241,7 +237,7 @@ def _prepare(mechanism, x, level, increasing):
             raise ValueError(f"mechanism {type(mechanism).__name__} is not known to be stochastically increasing in q "
                              f"({why}); the Neyman set need not be an interval, so no interval is returned")
     method = "neyman"
-    if _numerical(mechanism):
+    if mechanism._law_is_numerical():
         method += ", numerical cdf"
     if asserted:
         method += ", monotonicity asserted by the caller"
@@ -637,7 +633,7 @@ def proportion_interval(mechanism, x, n, level=0.95):
     from scipy import stats
 
     level = _level(level)
-    n = _positive_int(n)
+    n = check.count("n", n, 1)
     lo_d, hi_d = (float(t) for t in mechanism.domain)
     if lo_d < 0.0 or hi_d > 1.0:
         raise ValueError(f"mechanism's domain must lie in [0, 1] for a proportion, got {mechanism.domain!r}")
@@ -651,12 +647,6 @@ def proportion_interval(mechanism, x, n, level=0.95):
     high[down] = stats.beta.ppf(1.0 - half / 2.0, k_high[down] + 1.0, n - k_high[down])
     return ConfidenceInterval(_float(low), _float(high), level, False,
                               f"{ci.method} for k/n at {1.0 - half:g}, then Clopper-Pearson (Bonferroni)")
-
-
-def _positive_int(n):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    return int(n)
 
 
 def proportion_coverage(mechanism, interval, pi, n):
@@ -691,7 +681,7 @@ def proportion_coverage(mechanism, interval, pi, n):
     """
     from scipy import stats
 
-    n = _positive_int(n)
+    n = check.count("n", n, 1)
     pi = float(check.finite_array("pi", pi))
     if not 0.0 <= pi <= 1.0:
         raise ValueError(f"pi must be in [0, 1], got {pi!r}")

@@ -145,19 +145,6 @@ def _parameters(mechanism):
     return {k: v for k, v in vars(mechanism).items() if not k.startswith("_") and not callable(v)}
 
 
-def _monotone_bias(mechanism):
-    return bool(mechanism._bias_monotone)
-
-
-def _scaled(mechanism):
-    return bool(mechanism._mse_scales_as_q_squared)
-
-
-def _score_bound(mechanism):
-    """``(c, b)`` with ``|∂_q log p_q| <= c/b`` for every ``q``, or None when no bound is known."""
-    return mechanism._score_bound()
-
-
 def _worst(mechanism, low, high, points=1025):
     """``(worst |bias|, worst MSE, method, certified)`` over ``q`` in ``[low, high]``."""
     if not (math.isfinite(low) and math.isfinite(high)):
@@ -166,8 +153,8 @@ def _worst(mechanism, low, high, points=1025):
     bias = np.abs(np.asarray(mechanism.bias(grid), dtype=float)).reshape(-1)
     mse = np.asarray(mechanism.mse(grid), dtype=float).reshape(-1)
     h = (high - low) / (points - 1) if high > low else 0.0
-    score = _score_bound(mechanism)
-    if _scaled(mechanism) and h > 0.0:  # MSE = q^2 times a constant: largest at the top end
+    score = mechanism._score_bound()  # |d/dq log p_q| <= c/b, or None
+    if mechanism._mse_scales_as_q_squared and h > 0.0:  # MSE = q^2 times a constant: largest at the top end
         worst_mse, certified, score = float(mse[-1]), True, None
         how_mse = "MSE: at the top end (it is proportional to q^2)"
     elif score is None or h == 0.0:
@@ -182,7 +169,7 @@ def _worst(mechanism, low, high, points=1025):
         worst_mse, certified = float(np.max(u_max) ** 2), True
         how_mse = (f"MSE: 1025-point grid with the certified bound |d sqrt(MSE)/dq| <= {c:g} sqrt(MSE)/(2b) + 1 "
                    "between points")
-    if _monotone_bias(mechanism):
+    if mechanism._bias_monotone:
         worst_bias = float(max(bias[0], bias[-1]))
         how_bias = "|bias|: the larger end (the bias is monotone in q)"
     elif score is not None and h > 0:

@@ -47,12 +47,6 @@ __all__ = [
 RELATIONS = ("substitution", "add_remove")
 
 
-def _count(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def _finite_bounds(lower, upper, name="bounds"):
     lo, hi = check.bounds(lower, upper)
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -80,7 +74,7 @@ def mean_sensitivity(lower, upper, n):
     0.2
     """
     lo, hi = _finite_bounds(lower, upper)
-    n = _count("n", n, 1)
+    n = check.count("n", n, 1)
     return (hi - lo) / n
 
 
@@ -109,7 +103,7 @@ def histogram_sensitivity(n, *, relation="substitution", denominator="own"):
     relation = _relation(relation)
     if denominator not in ("own", "public"):
         raise ValueError(f"denominator must be 'own' or 'public', got {denominator!r}")
-    n = _count("n", n, 2 if relation == "add_remove" else 1)
+    n = check.count("n", n, 2 if relation == "add_remove" else 1)
     return (1.0 if (relation, denominator) == ("add_remove", "public") else 2.0) / n
 
 
@@ -121,7 +115,7 @@ def variance_sensitivity(lower, upper, n):
     have a sample variance).
     """
     lo, hi = _finite_bounds(lower, upper)
-    n = _count("n", n, 2)
+    n = check.count("n", n, 2)
     return (hi - lo) ** 2 / n
 
 
@@ -139,7 +133,7 @@ def covariance_sensitivity(x_bounds, y_bounds, n):
     """
     x0, x1 = _pair("x_bounds", x_bounds)
     y0, y1 = _pair("y_bounds", y_bounds)
-    n = _count("n", n, 2)
+    n = check.count("n", n, 2)
     return (x1 - x0) * (y1 - y0) / n
 
 
@@ -196,7 +190,7 @@ def neighbour_changes(statistic, values, n, *, relation="substitution"):
         as arrays of record indices into ``values`` (rows of shape ``(n,)`` and ``(n,)`` or ``(n - 1,)``).
     """
     relation = _relation(relation)
-    n = _count("n", n, 2)
+    n = check.count("n", n, 2)
     values = check.finite_array("values", values)
     if values.ndim not in (1, 2) or len(values) < 2:
         raise ValueError(f"values must hold at least 2 records in an array of shape (r,) or (r, d), got shape {values.shape}")
