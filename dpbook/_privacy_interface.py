@@ -33,6 +33,9 @@ __all__ = ["PrivacyDescription", "corner_pairs", "laplace_cdf_curvature", "lapla
            "laplace_mass_curvature", "union_description"]
 
 
+_LOG_HALF = math.log(0.5)
+
+
 def _identity(q):
     return q
 
@@ -167,13 +170,15 @@ def laplace_log_cdf_ratio(x, q1, q2, scale, upper=False):
         # both z > 0: log((1 - e^{-z1}/2)/(1 - e^{-z2}/2)) = log1p((e^{-z2} - e^{-z1})/2 / (1 - e^{-z2}/2))
         num = 0.5 * np.exp(-np.minimum(z1, z2)) * -np.expm1(-np.abs(z1 - z2)) * np.sign(z1 - z2)
         high = np.log1p(num / (1 - 0.5 * np.exp(-z2)))
-        mixed = (np.where(z1 <= 0, math.log(0.5) + z1, np.log1p(-0.5 * np.exp(-z1)))
-                 - np.where(z2 <= 0, math.log(0.5) + z2, np.log1p(-0.5 * np.exp(-z2))))
+        # one z on each side of 0: log(1 - e^{-z}/2) - log(1/2) = log1p(-expm1(-z)) >= 0, so the two terms
+        # have opposite signs and nothing cancels (the difference of two logs near log(1/2) would)
+        mixed = np.where(z1 > 0, np.log1p(-np.expm1(-z1)) - z2, z1 - np.log1p(-np.expm1(-z2)))
     both_low = (z1 <= 0) & (z2 <= 0)
     value = np.where(both_low, low, np.where((z1 > 0) & (z2 > 0), high, mixed))
     with np.errstate(invalid="ignore"):
         err = np.where(both_low & exact, 0.0, 8 * np.spacing(np.abs(np.nan_to_num(value, posinf=0.0, neginf=0.0)))
-                       + np.where(both_low | ((z1 > 0) & (z2 > 0)), 0.0, 4 * np.spacing(1.0 + np.abs(np.nan_to_num(z1 - z2)))))
+                       + np.where(both_low | ((z1 > 0) & (z2 > 0)), 0.0,
+                                  4 * np.spacing(np.abs(np.nan_to_num(z1)) + np.abs(np.nan_to_num(z2)))))
     return value, err
 
 
@@ -298,7 +303,7 @@ def _piece_mass_diffs(q1, q2, lower, upper, s):
         holds = (lower <= lo_q) & (hi_q <= upper)
         left = upper <= lo_q
         right = lower >= hi_q
-        n1 = np.exp(_piece_log_mass(lower - q1, upper - q1, s))
+        n1 = np.exp(_piece_log_mass(q1, s, lower, upper))
         outside = np.where(left, n1 * np.expm1(-(q2 - q1) / s), n1 * np.expm1((q2 - q1) / s))
         return np.where(holds, both, np.where(left | right, outside, mixed))
 
@@ -325,15 +330,59 @@ def laplace_mass_curvature(x, y, scale, lower, upper, log_mass):
     return ratio / s + np.minimum(ratio, 1 / s) ** 2
 
 
-def _piece_log_mass(a, b, s):
-    """``log P(a <= L_s <= b)`` for ``a < b`` (arrays), without cancellation or underflow before the log."""
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        width = np.where(np.isinf(a) & np.isinf(b), np.inf, b - a) / s
-        log_w = np.log(-np.expm1(-width))
-        right = math.log(0.5) - a / s + log_w  # 0 <= a < b
-        left = math.log(0.5) + b / s + log_w  # a < b <= 0
-        across = math.log(0.5) + np.log(-np.expm1(np.minimum(a, 0.0) / s) - np.expm1(-np.maximum(b, 0.0) / s))
-    return np.where(a >= 0, right, np.where(b <= 0, left, across))
+def _clip_parts(q, scale, lower, upper):
+    """``c = clip(q)``, ``A' = (c - lower)/b``, ``B' = (upper - c)/b``, ``d = |q - c|/b`` (``inf`` past the doubles)."""
+    c = np.clip(q, lower, upper)
+    with np.errstate(over="ignore"):
+        return c, (c - lower) / scale, (upper - c) / scale, np.abs(q - c) / scale
+
+
+def _g(k, z):
+    """``P_k(z) / z^k = e^{-z} M(1, k + 1, z) / k!`` for ``0 <= z <= 1`` (``P_k`` the regularized lower gamma)."""
+    z = np.minimum(z, 1.0)
+    return np.exp(-z) * special.hyp1f1(1.0, k + 1.0, z) / math.factorial(k)
+
+
+def _short(c, a, b, lower, upper):
+    """For an interval shorter than ``b`` on both sides of ``c`` (``max(A', B') < 1``): the unit ``ℓ =
+    max(c - lower, upper - c)`` and the sides ``α = (c - lower)/ℓ``, ``β = (upper - c)/ℓ`` in ``[0, 1]``.
+
+    Formulas in units of ``b`` lose every digit when ``A'`` or ``B'`` underflow (``b = 1e103`` on
+    ``[0, 1]`` has ``P_3(B') = 0``); in units of ``ℓ`` they do not.  Returns ``(short, ℓ, α, β)``; outside
+    ``short`` the values are placeholders.
+    """
+    short = np.maximum(a, b) < 1.0
+    with np.errstate(invalid="ignore"):
+        unit = np.where(short, np.maximum(c - lower, upper - c), 1.0)
+    alpha = np.where(short, (c - lower) / unit, 0.0)
+    beta = np.where(short, (upper - c) / unit, 0.0)
+    return short, unit, alpha, beta
+
+
+def _half_mass(a, b):
+    """``2 N(c) = (1 - e^{-a}) + (1 - e^{-b})``, never cancelling."""
+    return -np.expm1(-a) - np.expm1(-b)
+
+
+def _log_two_n(c, a, b, scale, lower, upper):
+    """``log 2N(c)``, also when ``A'`` and ``B'`` underflow (then ``2N(c) ≈ (upper - lower)/b``)."""
+    short, unit, alpha, beta = _short(c, a, b, lower, upper)
+    with np.errstate(divide="ignore"):
+        long_ = np.log(np.where(short, 1.0, _half_mass(a, b)))
+        near = np.log(unit) - np.log(scale) + np.log(alpha * _g(1, a) + beta * _g(1, b))
+    return np.where(short, near, long_)
+
+
+def _piece_log_mass(q, scale, lower, upper):
+    """``log P(lower <= q + L_scale <= upper)`` (arrays broadcast): the one home of a Laplace piece's log-mass.
+
+    Evaluated at the clipped point ``c = clip(q, lower, upper)``: ``log N = log 2N(c) - log 2 - |q - c|/b``
+    (:func:`_log_two_n`: ``(1 - e^{-A'}) + (1 - e^{-B'})`` for a long piece, in units of the piece itself
+    for one shorter than ``b`` on both sides of ``c``, so nothing cancels, underflows or rounds ``q``'s digits
+    into the piece's length).  Truncation, normalization and the auditor all use it.
+    """
+    c, a, b, d = _clip_parts(q, scale, lower, upper)
+    return _log_two_n(c, a, b, scale, lower, upper) + _LOG_HALF - d
 
 
 def laplace_log_mass(q, scale, lower, upper):
@@ -343,9 +392,9 @@ def laplace_log_mass(q, scale, lower, upper):
     (``-|gap|/s`` plus the log of an ``expm1``), then the pieces are summed with ``logsumexp``.
     """
     q = np.asarray(q, dtype=float)
-    a = np.asarray(lower, dtype=float).reshape((-1,) + (1,) * q.ndim) - q
-    b = np.asarray(upper, dtype=float).reshape((-1,) + (1,) * q.ndim) - q
-    return special.logsumexp(_piece_log_mass(a, b, float(scale)), axis=0)
+    a = np.asarray(lower, dtype=float).reshape((-1,) + (1,) * q.ndim)
+    b = np.asarray(upper, dtype=float).reshape((-1,) + (1,) * q.ndim)
+    return special.logsumexp(_piece_log_mass(q, float(scale), a, b), axis=0)
 
 
 class _UnionMass:
@@ -360,10 +409,9 @@ class _UnionMass:
     def __init__(self, scale, lower, upper):
         self.s = s = float(scale)
         self.lo, self.hi = lower, upper
-        width = upper - lower
-        with np.errstate(invalid="ignore", divide="ignore"):
-            log_w = np.where(np.isinf(width), 0.0, np.log(-np.expm1(-width / s))) + math.log(0.5)
-        self.log_w = log_w
+        # each piece's mass seen from one of its ends, (1 - e^{-width/s})/2 (by the one home of a piece's mass)
+        end = np.where(np.isfinite(upper), upper, np.where(np.isfinite(lower), lower, 0.0))
+        self.log_w = log_w = _piece_log_mass(end, s, lower, upper)
         n = lower.size
         left = np.empty(n)
         right = np.empty(n)
@@ -394,9 +442,7 @@ class _UnionMass:
             inside = j + 1  # the piece holding q, if j + 1 < k
             holds = inside < k
             i = np.minimum(inside, n - 1)
-            a, b = (lo[i] - q) / s, (hi[i] - q) / s
-            own = math.log(0.5) + np.log(-np.expm1(np.minimum(a, 0.0)) - np.expm1(-np.maximum(b, 0.0)))
-        own = np.where(holds, own, -np.inf)
+            own = np.where(holds, _piece_log_mass(q, s, lo[i], hi[i]), -np.inf)
         return np.logaddexp(np.logaddexp(left, right), own)
 
     def ratio(self, q1, q2):

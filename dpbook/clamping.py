@@ -165,6 +165,20 @@ class BIT(IntervalMechanism):
         inside = _laplace_sf(np.clip(x, self.lower, self.upper), q, self.scale)
         return _float(np.where(x < self.lower, 1.0, np.where(x >= self.upper, 0.0, inside)))
 
+    def logcdf(self, x, q):
+        """``log P(M(q) <= x)``: the Laplace log-cdf on ``[lower, upper)`` (the atom at ``lower`` included),
+        ``0`` from ``upper`` on, ``-inf`` below ``lower``; finite also where the probability underflows."""
+        x, q = check.real_array("x", x), self._q(q)
+        inside = _laplace_logcdf(np.clip(x, self.lower, self.upper), q, self.scale)
+        return _float(np.where(x < self.lower, -np.inf, np.where(x >= self.upper, 0.0, inside)))
+
+    def logsf(self, x, q):
+        """``log P(M(q) > x)``: the Laplace log-survival function on ``[lower, upper)`` (at ``lower`` it is
+        ``log P(M > lower)``, the atom excluded), ``0`` below ``lower``, ``-inf`` from ``upper`` on."""
+        x, q = check.real_array("x", x), self._q(q)
+        inside = _laplace_logsf(np.clip(x, self.lower, self.upper), q, self.scale)
+        return _float(np.where(x < self.lower, 0.0, np.where(x >= self.upper, -np.inf, inside)))
+
     def ppf(self, p, q):
         """The Laplace quantile clipped to ``[lower, upper]``: exact, and equal to a bound on its whole jump."""
         p, q = self._p(p), self._q(q)

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _validation as check
 from .laplace import _draw_offsets, _laplace_cdf, _laplace_isf, _laplace_logpdf, _laplace_ppf, _laplace_sf
+from .laplace import _laplace_logcdf, _laplace_logsf
 from .mechanism import Mechanism, _compact, _float
 from ._privacy_interface import corner_pairs, laplace_description
 from .calibration import log_laplace_scale  # its home is dpbook.calibration
@@ -127,6 +128,20 @@ class LogLaplace(Mechanism):
         with np.errstate(divide="ignore", invalid="ignore"):
             logx = np.log(np.where(x > 0, x, 1.0))
         return _float(np.where(x > 0, _laplace_sf(logx, np.log(q), self.scale), 1.0))
+
+    def logcdf(self, x, q):
+        """``log P(q e^{L_b} <= x)``: the Laplace log-cdf of ``log x`` around ``log q`` (``-inf`` for ``x <= 0``)."""
+        x, q = check.real_array("x", x), self._q(q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logx = np.log(np.where(x > 0, x, 1.0))
+        return _float(np.where(x > 0, _laplace_logcdf(logx, np.log(q), self.scale), -np.inf))
+
+    def logsf(self, x, q):
+        """``log P(q e^{L_b} > x)``: the Laplace log-survival function of ``log x`` (``0`` for ``x <= 0``)."""
+        x, q = check.real_array("x", x), self._q(q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logx = np.log(np.where(x > 0, x, 1.0))
+        return _float(np.where(x > 0, _laplace_logsf(logx, np.log(q), self.scale), 0.0))
 
     def ppf(self, p, q):
         """``q e^{Laplace quantile}``: exact (``ppf(0) = 0``)."""

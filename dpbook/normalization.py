@@ -28,7 +28,7 @@ from scipy import special
 from . import _validation as check
 from .laplace import LOG_HALF, RESOLUTION, _laplace_logpdf
 from .mechanism import Mechanism, _float
-from ._privacy_interface import PrivacyDescription, corner_pairs, union_description
+from ._privacy_interface import PrivacyDescription, _piece_log_mass, corner_pairs, union_description
 # Croft, Sack & Shi's scales live in dpbook.calibration (one home for every scale); re-exported here
 from .calibration import (  # noqa: F401
     _allowed,
@@ -74,8 +74,7 @@ def _pieces(lo, hi, ndim):
 def _log_masses(q, scale, lo, hi):
     """``log N_k(q)``: the Laplace(q, scale) mass of each piece, on a leading axis."""
     a, b = _pieces(lo, hi, np.ndim(q))
-    c, ea, eb, d = _clip_parts(q, scale, a, b)
-    return _log_two_n(c, ea, eb, scale, a, b) + LOG_HALF - d
+    return _piece_log_mass(q, scale, a, b)
 
 
 def _hull(q, lo, hi):
@@ -131,17 +130,21 @@ def _mse(q, scale, lo, hi):
         return _variance(q, scale, lo, hi) + _bias(q, scale, lo, hi) ** 2
 
 
-def _cdf(x, q, scale, lo, hi):
+def _logcdf(x, q, scale, lo, hi):
+    """``log P(M(q) <= x)``: the pieces' log-masses below ``x`` (:func:`_piece_log_mass`) over the normalizer."""
     x, q = np.broadcast_arrays(x, _hull(q, lo, hi))
     a, b = _pieces(lo, hi, x.ndim)
     top = np.clip(x, a, b)
     empty = top <= a
     top = np.where(empty, b, top)
-    c, ea, eb, d = _clip_parts(q, scale, a, top)
-    log_part = np.where(empty, -np.inf, _log_two_n(c, ea, eb, scale, a, top) + LOG_HALF - d)
+    log_part = np.where(empty, -np.inf, _piece_log_mass(q, scale, a, top))
     with np.errstate(divide="ignore"):
-        out = np.exp(special.logsumexp(log_part, axis=0) - _log_normalizer(q, scale, lo, hi))
-    return np.where(x >= hi[-1], 1.0, np.minimum(out, 1.0))
+        out = special.logsumexp(log_part, axis=0) - _log_normalizer(q, scale, lo, hi)
+    return np.where(x >= hi[-1], 0.0, np.minimum(out, 0.0))
+
+
+def _cdf(x, q, scale, lo, hi):
+    return np.exp(_logcdf(x, q, scale, lo, hi))
 
 
 def _inside(x, lo, hi):
@@ -309,6 +312,16 @@ class _NormalizedFamily(Mechanism):
         """``P(M(q) > x)``: the cdf of the reflected law (true value ``-q``, pieces reflected) at ``-x``."""
         x, q = check.real_array("x", x), self._q(q)
         return _float(_cdf(-x, -q, self._scale(q), -self._hi[::-1], -self._lo[::-1]))
+
+    def logcdf(self, x, q):
+        """``log P(M(q) <= x)`` in log space (finite wherever the probability is, however small)."""
+        x, q = check.real_array("x", x), self._q(q)
+        return _float(_logcdf(x, q, self._scale(q), self._lo, self._hi))
+
+    def logsf(self, x, q):
+        """``log P(M(q) > x)``: the reflected law's :meth:`logcdf`."""
+        x, q = check.real_array("x", x), self._q(q)
+        return _float(_logcdf(-x, -q, self._scale(q), -self._hi[::-1], -self._lo[::-1]))
 
     def ppf(self, p, q):
         """The quantile function of M(q) at ``p`` in ``[0, 1]``: the piece holding ``p``, then its truncated quantile."""

@@ -148,6 +148,15 @@ class TranslatedRamp(Mechanism):
         x, q = check.real_array("x", x), self._q(q)
         return _float(self._clamped.sf(x, q - self.shift))
 
+    def logcdf(self, x, q):
+        """BIT's ``logcdf`` at ``q - α``: in log space, finite deep in the tail."""
+        x, q = check.real_array("x", x), self._q(q)
+        return _float(self._clamped.logcdf(x, q - self.shift))
+
+    def logsf(self, x, q):
+        x, q = check.real_array("x", x), self._q(q)
+        return _float(self._clamped.logsf(x, q - self.shift))
+
     def ppf(self, p, q):
         """BIT's quantile at ``q - α``: exact, 0 on the jump at 0."""
         return _float(self._clamped.ppf(p, self._q(q) - self.shift))

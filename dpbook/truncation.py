@@ -30,7 +30,7 @@ from scipy import special
 from . import _validation as check
 from .laplace import LOG_HALF, RESOLUTION, _laplace_logpdf, _offsets_in_place, laplace_scale
 from .mechanism import IntervalMechanism, _compact, _float
-from ._privacy_interface import corner_pairs, union_description
+from ._privacy_interface import _clip_parts, _g, _half_mass, _log_two_n, _piece_log_mass, _short, corner_pairs, union_description  # noqa: F401
 
 __all__ = ["Truncated"]
 
@@ -44,53 +44,10 @@ def _args(q, scale, lower, upper):
     return check.finite_array("q", q), scale, lower, upper
 
 
-def _clip_parts(q, scale, lower, upper):
-    """``c = clip(q)``, ``A' = (c - lower)/b``, ``B' = (upper - c)/b``, ``d = |q - c|/b`` (``inf`` past the doubles)."""
-    c = np.clip(q, lower, upper)
-    with np.errstate(over="ignore"):
-        return c, (c - lower) / scale, (upper - c) / scale, np.abs(q - c) / scale
-
-
-def _g(k, z):
-    """``P_k(z) / z^k = e^{-z} M(1, k + 1, z) / k!`` for ``0 <= z <= 1`` (``P_k`` the regularized lower gamma)."""
-    z = np.minimum(z, 1.0)
-    return np.exp(-z) * special.hyp1f1(1.0, k + 1.0, z) / math.factorial(k)
-
-
-def _short(c, a, b, lower, upper):
-    """For an interval shorter than ``b`` on both sides of ``c`` (``max(A', B') < 1``): the unit ``ℓ =
-    max(c - lower, upper - c)`` and the sides ``α = (c - lower)/ℓ``, ``β = (upper - c)/ℓ`` in ``[0, 1]``.
-
-    Formulas in units of ``b`` lose every digit when ``A'`` or ``B'`` underflow (``b = 1e103`` on
-    ``[0, 1]`` has ``P_3(B') = 0``); in units of ``ℓ`` they do not.  Returns ``(short, ℓ, α, β)``; outside
-    ``short`` the values are placeholders.
-    """
-    short = np.maximum(a, b) < 1.0
-    with np.errstate(invalid="ignore"):
-        unit = np.where(short, np.maximum(c - lower, upper - c), 1.0)
-    alpha = np.where(short, (c - lower) / unit, 0.0)
-    beta = np.where(short, (upper - c) / unit, 0.0)
-    return short, unit, alpha, beta
-
-
 def _times_exp(x, d):
     """``x e^{-d}`` for ``x >= 0``, ``d >= 0``, without underflowing ``e^{-d}`` first (``x`` up to 1e308)."""
     with np.errstate(divide="ignore"):
         return np.where(d < 700.0, x * np.exp(-np.minimum(d, 700.0)), np.exp(np.log(x) - d))
-
-
-def _half_mass(a, b):
-    """``2 N(c) = (1 - e^{-a}) + (1 - e^{-b})``, never cancelling."""
-    return -np.expm1(-a) - np.expm1(-b)
-
-
-def _log_two_n(c, a, b, scale, lower, upper):
-    """``log 2N(c)``, also when ``A'`` and ``B'`` underflow (then ``2N(c) ≈ (upper - lower)/b``)."""
-    short, unit, alpha, beta = _short(c, a, b, lower, upper)
-    with np.errstate(divide="ignore"):
-        long_ = np.log(np.where(short, 1.0, _half_mass(a, b)))
-        near = np.log(unit) - np.log(scale) + np.log(alpha * _g(1, a) + beta * _g(1, b))
-    return np.where(short, near, long_)
 
 
 def _truncated_moments_units(q, scale, lower, upper):
@@ -135,8 +92,7 @@ def _truncated_mass_kept(q, scale, lower=0.0, upper=np.inf):
 def _truncated_log_mass_kept(q, scale, lower=0.0, upper=np.inf):
     """``log N(q)``, finite even when ``N(q)`` underflows: ``-|q - c|/b + log N(c)``."""
     q, scale, lower, upper = _args(q, scale, lower, upper)
-    c, a, b, d = _clip_parts(q, scale, lower, upper)
-    return _float(_log_two_n(c, a, b, scale, lower, upper) + LOG_HALF - d)
+    return _float(_piece_log_mass(q, scale, lower, upper))
 
 
 def _truncated_mean(q, scale, lower=0.0, upper=np.inf):
@@ -295,6 +251,28 @@ class Truncated(IntervalMechanism):
 
     def cdf(self, x, q):
         return _truncated_cdf(x, q, *self._params())
+
+    def logcdf(self, x, q):
+        """``log P(M(q) <= x)``: the log-mass of ``[lower, x]`` over that of ``[lower, upper]`` at the clipped
+        true value (``dpbook._privacy_interface._piece_log_mass``), finite wherever the probability is."""
+        return self._log_tail(x, q, below=True)
+
+    def logsf(self, x, q):
+        """``log P(M(q) > x)``, as :meth:`logcdf` with the mass of ``[x, upper]``."""
+        return self._log_tail(x, q, below=False)
+
+    def _log_tail(self, x, q, below):
+        x, q = check.real_array("x", x), self._q(q)
+        lower, upper = self.lower, self.upper
+        x, c = np.broadcast_arrays(x, np.clip(q, lower, upper))
+        inside = (x > lower) & (x < upper)
+        xs = np.where(inside, x, 0.5 * lower + 0.5 * upper if np.isfinite(lower + upper) else
+                      (lower + 1.0 if np.isfinite(lower) else upper - 1.0 if np.isfinite(upper) else 0.0))
+        ends = (lower, xs) if below else (xs, upper)
+        with np.errstate(invalid="ignore"):
+            part = _piece_log_mass(c, self.scale, *ends) - _piece_log_mass(c, self.scale, lower, upper)
+        full, empty = (x >= upper, x <= lower) if below else (x <= lower, x >= upper)
+        return _float(np.where(full, 0.0, np.where(empty | ~inside, -np.inf, np.minimum(part, 0.0))))
 
     def sf(self, x, q):
         """``P(M(q) > x)``: the cdf of the reflected law ``-M(q)`` (true value ``-q`` on ``[-upper, -lower]``) at ``-x``."""

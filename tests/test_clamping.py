@@ -162,3 +162,31 @@ def test_bad_inputs():
         mech.cdf(np.nan, 0.5)
     with pytest.raises(ValueError, match="scale"):
         dpbook.BIT(-1.0).bias(0.0)
+
+
+def test_bit_log_tails_exact_and_atoms():
+    """``logcdf``/``logsf`` in log space: the Laplace log-tail ``-d/b + log(1/2)`` 1e5 scales out (``log(cdf)``
+    is ``-inf`` there), the atoms at the bounds counted right, and equal to ``log(cdf)``/``log(sf)`` where those
+    do not underflow."""
+    half = math.log(0.5)
+    mech = dpbook.BIT(1e-5, lower=0.0)
+    assert math.isclose(mech.logcdf(2.0, 3.0), half - 1e5, rel_tol=1e-12)
+    assert math.isclose(mech.logsf(4.0, 3.0), half - 1e5, rel_tol=1e-12)
+    box = dpbook.BIT(1e-5, lower=0.0, upper=1.0)
+    assert math.isclose(box.logcdf(0.0, 3.0), half - 3e5, rel_tol=1e-12)  # the atom at lower
+    assert math.isclose(box.logsf(0.0, -3.0), half - 3e5, rel_tol=1e-12)  # log P(M > lower): atom excluded
+    assert math.isclose(box.logsf(0.5, -3.0), half - 3.5e5, rel_tol=1e-12)
+    assert box.logcdf(1.0, -3.0) == 0.0 and box.logsf(1.0, 5.0) == -math.inf  # the atom at upper
+    assert box.logcdf(-1e-300, 0.5) == -math.inf and box.logsf(-1e-300, 3.0) == 0.0
+    unit = dpbook.BIT(1.0, lower=0.0, upper=2.0)
+    xs = np.linspace(-1.0, 3.0, 41)
+    for q in (-2.0, 0.0, 0.7, 2.0, 4.0):
+        with np.errstate(divide="ignore"):
+            for log_fn, fn in ((unit.logcdf, unit.cdf), (unit.logsf, unit.sf)):
+                want = np.log(fn(xs, q))
+                got = log_fn(xs, q)
+                assert np.array_equal(np.isinf(got), np.isinf(want)), (q, got, want)
+                ok = np.isfinite(want)
+                assert np.allclose(got[ok], want[ok], rtol=1e-12, atol=1e-15), (q, got, want)
+    assert unit.logcdf(0.0, 1.0) == pytest.approx(-1.0 + half, rel=1e-14)
+    assert unit.logsf(0.0, 1.0) == pytest.approx(math.log1p(-0.5 * math.exp(-1.0)), rel=1e-14)

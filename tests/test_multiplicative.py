@@ -6,6 +6,7 @@ from scipy import integrate, stats
 
 import dpbook
 from dpbook.multiplicative import log_laplace_moment
+from log_tails import assert_log_tails_match_logs_of_the_law
 
 FAST = settings(max_examples=60, deadline=None)
 QUAD = dict(epsabs=0.0, epsrel=1e-13, limit=200)
@@ -166,3 +167,18 @@ def test_sampler_with_varying_q_and_extreme_q():
         assert np.isfinite(x).all() and (x > 0).all()
         assert abs(np.median(np.log(x / q))) < 0.01
     assert isinstance(mech.sample(2.0, rng=np.random.default_rng(0)), float)
+
+
+def test_log_laplace_log_tails_exact():
+    """``logcdf``/``logsf`` are the Laplace log-tails of ``log x`` around ``log q``: ``log(1/2) - |log(x/q)|/b``
+    deep in a tail (``log(cdf)`` is ``-inf`` there), ``-inf``/``0`` at ``x <= 0``, and equal to
+    ``log(cdf)``/``log(sf)`` where those do not underflow."""
+    half = np.log(0.5)
+    mech = dpbook.LogLaplace(1e-5)
+    assert np.isclose(mech.logcdf(2.0, 3.0), half + np.log(2 / 3) / 1e-5, rtol=1e-12, atol=0)
+    assert np.isclose(mech.logsf(4.0, 3.0), half - np.log(4 / 3) / 1e-5, rtol=1e-12, atol=0)
+    assert mech.logcdf(0.0, 3.0) == -np.inf and mech.logsf(-1.0, 3.0) == 0.0
+    assert mech.logcdf(np.inf, 3.0) == 0.0 and mech.logsf(np.inf, 3.0) == -np.inf
+    unit = dpbook.LogLaplace(0.3)
+    xs = np.concatenate([[-1.0, 0.0], np.geomspace(1e-3, 1e3, 37)])
+    assert_log_tails_match_logs_of_the_law(unit, xs, (0.01, 1.0, 50.0))

@@ -6,6 +6,7 @@ from scipy import integrate, optimize, stats
 
 import dpbook
 from dpbook.laplace import Laplace
+from log_tails import assert_log_tails_match_logs_of_the_law
 
 FAST = settings(max_examples=40, deadline=None)
 QUAD = dict(epsabs=0.0, epsrel=1e-13, limit=200)
@@ -336,3 +337,19 @@ def test_near_optimal_piecewise_linear_claim_of_chapter_9():
         kw = piecewise_linear_phi(1.23533731 * b, 3.34256629, 0.07404727 * b)
         cert = dpbook.PostProcessed(b, **kw).certify_max_abs_bias(q_max=60.0 * b, step=0.002 * b)
         assert dpbook.bias_lower_bound(b) <= cert.lower <= cert.upper < 0.27848 * b
+
+
+def test_translated_ramp_log_tails_exact():
+    """``logcdf``/``logsf`` are BIT's at ``q - α`` in log space: the Laplace log-tail ``log(1/2) - d/b`` deep in
+    a tail (``log(cdf)`` is ``-inf`` there), the atom at 0 is ``P(q + L <= α)``, and they equal
+    ``log(cdf)``/``log(sf)`` where those do not underflow."""
+    half = np.log(0.5)
+    mech = dpbook.TranslatedRamp(1e-5, 0.5)
+    assert np.isclose(mech.logcdf(2.0, 3.0), half - 5e4, rtol=1e-12, atol=0)
+    assert np.isclose(mech.logsf(4.0, 3.0), half - 1.5e5, rtol=1e-12, atol=0)
+    assert np.isclose(mech.logcdf(0.0, 3.0), half - 2.5e5, rtol=1e-12, atol=0)  # the atom at 0
+    assert np.isclose(mech.logsf(0.0, 0.1), half - 4e4, rtol=1e-12, atol=0)  # P(M > 0) = P(q + L > α)
+    assert mech.logcdf(-1.0, 3.0) == -np.inf and mech.logsf(-1.0, 0.1) == 0.0
+    unit = dpbook.TranslatedRamp(1.0, 0.7)
+    xs = np.linspace(-1.0, 6.0, 36)
+    assert_log_tails_match_logs_of_the_law(unit, xs, (0.0, 0.5, 2.0, 5.0))
