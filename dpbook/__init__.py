@@ -2,24 +2,28 @@
 
 The library behind the dpbook textbook.  One module per idea of the book:
 
-=================  ==========================================================================
-``laplace``        :class:`Laplace`, the Laplace mechanism
-``mechanism``      :class:`Mechanism`, the interface every mechanism family shares
-``law``            :class:`Law`, the law of one release, shaped like a frozen ``scipy.stats`` law
-``clamping``       :class:`BIT` — Liu Def. 2(b); McGlinchey–Mason (4), (5)
-``truncation``     :class:`Truncated` — Liu Def. 2(a); McGlinchey–Mason (8), Cor. 1
-``postprocessing`` :class:`TranslatedRamp`, :class:`PostProcessed`, α*, the Prop. 5 constant
-``restriction``    :class:`Restricted` and the quantile coupling of McGlinchey–Mason Prop. 6
-``multiplicative`` :class:`LogLaplace` — McGlinchey–Mason §3.1
-``normalization``  :class:`Normalized`, :class:`CroftLaplace` and Croft–Sack–Shi's scales
-``optimal``        linear programs for the best nonnegative post-processing, verified exactly
-``privacy``        the exact auditor :func:`privacy_loss` and :class:`PrivacyDescription`
-``calibration``    the scale for a privacy target: :func:`laplace_scale`, :func:`truncated_scale`
-``intervals``      exact confidence intervals: :func:`confidence_interval`, :func:`interval_coverage`
-``reporting``      the release card of one release: :func:`release_card`
-``sensitivity``    global sensitivities of bounded-data statistics (Liu's supplement)
-``studies``        Higham's projection, the universal-histogram tree, combining rules
-=================  ==========================================================================
+==================  ==========================================================================
+``laplace``         :class:`Laplace`, the Laplace mechanism
+``mechanism``       :class:`Mechanism`, the interface every mechanism family shares
+``law``             :class:`Law`, the law of one release, shaped like a frozen ``scipy.stats`` law
+``clamping``        :class:`BIT` — Liu Def. 2(b); McGlinchey–Mason (4), (5)
+``truncation``      :class:`Truncated` — Liu Def. 2(a); McGlinchey–Mason (8), Cor. 1
+``postprocessing``  :class:`TranslatedRamp`, :class:`PostProcessed`, α*, the Prop. 5 constant
+``restriction``     :class:`Restricted` and the quantile coupling of McGlinchey–Mason Prop. 6
+``multiplicative``  :class:`LogLaplace` — McGlinchey–Mason §3.1
+``normalization``   :class:`Normalized`, :class:`CroftLaplace` and Croft–Sack–Shi's scales
+``discrete``        counts: :class:`DiscreteLaplace`, :class:`DiscreteBIT`, :class:`DiscreteTruncated`
+``exact_sampling``  :func:`discrete_laplace_noise`, exact integer noise (Canonne–Kamath–Steinke)
+``rounding``        :class:`Rounded`, any release rounded to the nearest integer, audited exactly
+``optimal``         linear programs for the best nonnegative post-processing (real and count), verified
+``optimal_counts``  :func:`optimal_count_mechanism`: GRS's universal optimality checked by LP
+``privacy``         the exact auditor :func:`privacy_loss` and :class:`PrivacyDescription`
+``calibration``     the scale for a privacy target: :func:`laplace_scale`, :func:`truncated_scale`
+``intervals``       exact confidence intervals: :func:`confidence_interval`, :func:`interval_coverage`
+``reporting``       the release card of one release: :func:`release_card`
+``sensitivity``     global sensitivities of bounded-data statistics (Liu's supplement)
+``studies``         Higham's projection, the universal-histogram tree, combining rules
+==================  ==========================================================================
 
 ``import dpbook`` imports numpy and scipy and nothing else.  The book's own support code (its
 interactive views, figure style, exercise answers, peer-library adapters and worked examples) is the
@@ -81,6 +85,14 @@ from .normalization import (
     croft_uniform_scale,
 )
 from .optimal import (
+    clamped_sum_bias,
+    CountBiasVerification,
+    CountPostProcessed,
+    LeastCountBias,
+    least_count_bias,
+    optimal_count_postprocessing,
+    optimal_count_threshold_rules,
+    verify_count_bias,
     BiasVerification,
     MSEVerification,
     OptimalPostProcessing,
@@ -144,8 +156,52 @@ from .studies import (
     wald_interval,
 )
 from .truncation import Truncated
+from .exact_sampling import discrete_laplace_noise
+from .optimal_counts import (
+    OptimalCountMechanism,
+    RemappedGeometric,
+    absolute_loss,
+    best_remap,
+    expected_loss,
+    matrix_epsilon,
+    optimal_count_mechanism,
+    remapped_geometric,
+    squared_loss,
+    zero_one_loss,
+)
+from .discrete import (
+    DiscreteBIT,
+    DiscreteLaplace,
+    DiscreteTruncated,
+    discrete_truncated_epsilon,
+    discrete_truncated_scale,
+)
+from ._discrete_audit import DiscreteDescription
+from .rounding import Rounded
 
 __all__ = [
+    # a release rounded to an integer: round(M(q)) of any family, its exact law and privacy (Chapter 18)
+    "Rounded",
+    # counts: the discrete Laplace law clamped and conditioned, and their exact privacy (Part V)
+    "DiscreteLaplace",
+    "DiscreteBIT",
+    "DiscreteTruncated",
+    "DiscreteDescription",
+    "discrete_truncated_epsilon",
+    "discrete_truncated_scale",
+    # universally optimal counts: the program over all ε-DP count mechanisms and GRS (Chapter 19)
+    "optimal_count_mechanism",
+    "remapped_geometric",
+    "best_remap",
+    "expected_loss",
+    "matrix_epsilon",
+    "absolute_loss",
+    "squared_loss",
+    "zero_one_loss",
+    "OptimalCountMechanism",
+    "RemappedGeometric",
+    # exact integer noise (Part V)
+    "discrete_laplace_noise",
     # the interface and the law of one release
     "Mechanism",
     "Law",
@@ -188,6 +244,15 @@ __all__ = [
     "min_bias_postprocessing",
     "optimal_postprocessing",
     "dp_bias_lower_bound",
+    # the least-bias post-processing of a count (Chapter 20)
+    "CountPostProcessed",
+    "CountBiasVerification",
+    "LeastCountBias",
+    "verify_count_bias",
+    "optimal_count_postprocessing",
+    "least_count_bias",
+    "optimal_count_threshold_rules",
+    "clamped_sum_bias",
     # the privacy auditor
     "PrivacyDescription",
     "PrivacyReport",

@@ -505,6 +505,12 @@ def _family(family, lower, upper):
 
     if isinstance(family, type) and issubclass(family, IntervalMechanism):
         return lambda b: family(b, lower=lower, upper=upper)
+    if isinstance(family, type) and getattr(family, "_integer_valued", False):  # the discrete families
+        import inspect
+
+        if "lower" in inspect.signature(family).parameters:
+            return lambda b: family(b, lower=lower, upper=upper)
+        return lambda b: family(b)
     if isinstance(family, type) and issubclass(family, Mechanism):
         return lambda b: family(b)
     if callable(family) and not isinstance(family, type):
@@ -542,6 +548,20 @@ def _worst_case(values, lower, upper, scale, in_domain, points=257, xtol=1e-10):
     return best
 
 
+#: integer true values an exact worst case of a count may enumerate (the length targets: 1/64 of it)
+_MAX_INTEGERS = 2**16
+
+
+def _integer_worst(values, lower, upper, points):
+    """``max`` of ``values(q)`` over the integers of ``[lower, upper]``, exactly (all of them), or ValueError."""
+    limit = _MAX_INTEGERS if points > 33 else _MAX_INTEGERS // 64
+    if not (math.isfinite(lower) and math.isfinite(upper)) or math.floor(upper) - math.ceil(lower) + 1 > limit:
+        raise ValueError(f"lower={lower!r}, upper={upper!r}: the worst case of an integer-valued family is the exact "
+                         f"maximum over its integer true values, which are limited to {limit} here; give finite, "
+                         "narrower bounds")
+    return float(np.max(np.asarray(values(np.arange(math.ceil(lower), math.floor(upper) + 1.0)), dtype=float)))
+
+
 def _accuracy(make, target, lower, upper, q, level):
     """``b -> the target's value`` for the family ``make`` (see :func:`required_scale`)."""
     from .intervals import _accepts, confidence_interval, expected_length
@@ -556,6 +576,9 @@ def _accuracy(make, target, lower, upper, q, level):
         def value(b):
             mech = make(b)
             lo, hi = max(lower, mech.domain[0]), min(upper, mech.domain[1])
+
+            if getattr(mech, "_integer_valued", False):  # a count: the exact maximum over the integers
+                return _integer_worst(lambda g: fn(mech, g), lo, hi, points)
 
             def ok(g):
                 return np.array([_accepts(mech, t) for t in g], dtype=bool)
@@ -608,7 +631,13 @@ def required_scale(family, *, lower, upper, target, bound, q=None, level=0.95):
         :func:`~dpbook.confidence_interval` at ``q`` and ``level``; quadrature, see
         :func:`~dpbook.expected_length`), ``"max_length"`` (its worst over ``q``; slow: tens of seconds).
         Worst cases over ``q`` are a grid of 257 true values (33 for ``"max_length"``) plus a bounded
-        Brent refinement next to the best one: a search, not a certificate.
+        Brent refinement next to the best one: a search, not a certificate.  For an integer-valued
+        family (:class:`~dpbook.DiscreteBIT`, :class:`~dpbook.DiscreteTruncated`, called with the bounds;
+        :class:`~dpbook.DiscreteLaplace`, called as ``family(b)``) they are exact maxima over every integer
+        of ``[lower, upper]`` (at most ``2^16`` of them, ``2^10`` for ``"max_length"``; else a
+        ``ValueError``), ``q`` must be an integer, and the length targets are exact sums.  Their
+        expected lengths are step-like in ``b`` (the interval's ends are integers): a ``bound`` equal to
+        an attainable length lands on the rounding of that plateau, so give one between two.
     bound : float, keyword-only
         The largest acceptable value of the target (``> 0``; an MSE in squared units, a bias or a
         length in the data's units).
@@ -636,6 +665,9 @@ def required_scale(family, *, lower, upper, target, bound, q=None, level=0.95):
     0.1
     >>> round(required_scale(BIT, lower=0.0, upper=1.0, target="max_abs_bias", bound=0.05), 6)  # (b/2)(1 - e^{-1/b})
     0.100005
+    >>> from dpbook import DiscreteLaplace  # Var = 2α/(1 - α)^2 = 4 at α = 1/2: b = 1/log 2
+    >>> round(required_scale(DiscreteLaplace, lower=0, upper=10, target="max_mse", bound=4.0) * math.log(2), 9)
+    1.0
     """
     lower, upper = check.bounds(lower, upper)
     if target not in ACCURACY_TARGETS:
@@ -688,7 +720,7 @@ def required_epsilon(family, *, lower, upper, sensitivity, target, bound, q=None
 
     The scale :func:`required_scale` allows, charged by the exact auditor: ``ε =``
     :func:`~dpbook.privacy_loss` ``(family(b), sensitivity, domain=(lower, upper))``.  So truncation is
-    charged its true ε (``1.61 Δ/b`` one-sided at ``b = Δ``, not the nominal ``Δ/b``), and a family whose
+    charged its true ε (``1 + log(2 - e^{-1}) ≈ 1.49`` one-sided at ``b = Δ``, not the nominal 1), and a family whose
     loss falls as the scale grows, calibrated at any smaller ε, gets a larger scale and misses the
     target (the tests check ``0.99 ε``).
 

@@ -31,6 +31,20 @@ a single point: adding points to a valid confidence set keeps it valid.  This ad
 that end of the domain, so there the randomized interval covers with probability above ``level``
 (``level + P_q(empty set)``, at most ``level + α/2``); everywhere inside the domain it is exact.
 
+**Counts.**  For an integer-valued family (:class:`~dpbook.DiscreteLaplace`, :class:`~dpbook.DiscreteBIT`,
+:class:`~dpbook.DiscreteTruncated`) the true value ranges over the integers of the domain and so do the
+releases.  The same construction runs over integer ``q``: ``CI(x)`` is the set of integers that pass, an
+integer interval because the families are stochastically increasing (each proves it in its
+``stochastic_order()``), its ends found by a galloping search and bisection over the integers.
+``P_q(M < x) = P_q(M <= x - 1)`` exactly.  Every release
+is an atom, so the interval is conservative and the randomized one exact.  Between two neighbouring
+integers the law can move so much that no ``q`` passes: ``U_q > 1 - α/2`` at ``q`` and ``U_{q+1} < α/2``.
+The randomized interval is then the empty set, returned as ``[q + 1, q]`` (``low = high + 1``): that is
+what keeps its coverage exactly ``level``.  (A non-randomized set empty in the same way would be
+returned as ``[q, q + 1]``, which only adds coverage.)  :func:`interval_coverage` sums the law over the accepted integers and :func:`expected_length` is the sum ``Σ_k P_q(M = k) len(k)``
+(no quadrature).  True values and releases are kept within ``±2^52`` (there sums of two integers are exact
+doubles); an interval that would reach beyond is refused with a ``ValueError``.
+
 The three intervals a practitioner might use instead, compared in the book by their exact coverage
 (:func:`interval_coverage`) and expected length (:func:`expected_length`), live here too:
 :func:`plugin_interval`, :func:`clipped_laplace_interval` and :func:`laplace_interval`.
@@ -107,6 +121,10 @@ def is_stochastically_increasing(mechanism):
       likelihood ratio of two true values by a constant, so MLR survives.
     * :class:`~dpbook.PostProcessed`: ``φ`` is an arbitrary callable, so nothing is known; the caller
       may assert that ``φ`` is nondecreasing (``increasing=True`` in :func:`confidence_interval`).
+    * :class:`~dpbook.DiscreteLaplace`, :class:`~dpbook.DiscreteBIT`, :class:`~dpbook.DiscreteTruncated`
+      (integer ``q``): the discrete Laplace location family has MLR (``|k - q| - |k - q'|`` is
+      nondecreasing in ``k`` for ``q < q'``); clamping is a nondecreasing map and conditioning on a fixed
+      set keeps MLR (each family's ``stochastic_order()`` gives its proof).
     * :class:`~dpbook.CroftLaplace`: **not** known.  Its scale shrinks as ``q`` leaves the boundary, and
       a narrower law raises ``P_q(M <= x)`` for ``x`` above ``q`` while the shift lowers it.
     * A family of another class: its own :meth:`~dpbook.Mechanism.stochastic_order` (each family states
@@ -146,6 +164,21 @@ def _releases(mechanism, x):
     lo, hi = mechanism.support
     if ((x < lo) | (x > hi)).any():
         raise ValueError(f"x must lie in the support [{lo}, {hi}] of {type(mechanism).__name__}, got {x!r}")
+    return x
+
+
+#: integer-valued families: true values and releases within ±2^52 (sums of two stay exact doubles)
+_INT_LIMIT = 2.0**52
+
+
+def _integer_valued(mechanism):
+    """Whether the family's true values and releases are integers (dpbook's discrete families say so)."""
+    return bool(getattr(mechanism, "_integer_valued", False))
+
+
+def _integer_releases(x):
+    if (x != np.floor(x)).any() or (np.abs(x) > _INT_LIMIT).any():
+        raise ValueError(f"x must be integer releases with |x| <= 2**52 for an integer-valued family, got {x!r}")
     return x
 
 
@@ -225,9 +258,94 @@ def _neyman(mechanism, x, level, v=None):
     return np.clip(low, lo, hi) + 0.0, np.clip(high, lo, hi) + 0.0
 
 
+def _int_search(pred, shape, lo, hi, anchor=None):
+    """Smallest integer ``q`` in ``[lo, hi]`` (integers within ``±2^52``) with ``pred(q)`` (monotone
+    false -> true), by bisection over the integers (sums stay exact in doubles).  With an ``anchor`` (an
+    integer array near the answers) a galloping search first brackets the answer in steps ``1, 2, 4, ...``
+    away from it, so that a count's interval costs ``2 log2(distance)`` rounds, not ``log2(hi - lo)``.
+    Returns ``(q, found)``; ``q = hi`` when nothing passes."""
+    a = np.full(shape, lo - 1.0)  # pred taken false at a, true at b; never evaluated at either
+    b = np.full(shape, float(hi))
+    if anchor is not None:
+        c = np.broadcast_to(np.clip(anchor, lo, hi), shape).astype(float)
+        ok = np.asarray(pred(c), dtype=bool)
+        b, a = np.where(ok, c, b), np.where(ok, a, c)
+        up, down = ~ok & (c < hi), ok & (c > lo)  # still galloping (up: pred false at a = last point)
+        step = 1.0
+        while (up | down).any():
+            t = np.where(up, np.minimum(c + step, hi), np.where(down, np.maximum(c - step, lo), c))
+            ok = np.asarray(pred(t), dtype=bool)
+            b = np.where(up & ok, t, np.where(down & ok, t, b))
+            a = np.where(up & ~ok, t, np.where(down & ~ok, t, a))
+            up = up & ~ok & (t < hi)
+            down = down & ok & (t > lo)
+            step *= 2.0
+        b = np.where(a >= hi, float(hi), b)  # pred false up to hi: nothing passes
+    while True:
+        open_ = b - a > 1.0
+        if not open_.any():
+            break
+        mid = np.where(open_, np.floor((a + b) / 2.0), b)
+        ok = np.asarray(pred(mid), dtype=bool)
+        b = np.where(open_ & ok, mid, b)
+        a = np.where(open_ & ~ok, mid, a)
+    q = b
+    at_top = q == hi
+    found = np.ones(shape, dtype=bool)
+    if at_top.any():
+        found = ~at_top | np.asarray(pred(np.where(at_top, hi, q)), dtype=bool)
+    return q, found
+
+
+def _int_range(lo, hi):
+    """The integer search range: the domain cut to ``±2^52``."""
+    return max(float(lo), -_INT_LIMIT), min(float(hi), _INT_LIMIT)
+
+
+def _neyman_integer(mechanism, x, level, v=None):
+    """The ends of the Neyman set over the integer true values of the domain (see the module docstring)."""
+    half = (1.0 - level) / 2.0
+    lo_d, hi_d = (float(t) for t in mechanism.domain)
+    lo, hi = _int_range(lo_d, hi_d)
+    shape = x.shape
+    below_x = x - 1.0  # exact: |x| <= 2^52
+
+    def left_tail(q):  # P(M < x) + v P(M = x)
+        if v is None:
+            return np.asarray(mechanism.cdf(x, q))
+        below = np.asarray(mechanism.cdf(below_x, q))
+        return below + v * np.maximum(np.asarray(mechanism.cdf(x, q)) - below, 0.0)
+
+    def right_tail(q):  # P(M > x) + (1 - v) P(M = x)
+        if v is None:
+            return np.asarray(mechanism.sf(below_x, q))
+        above = np.asarray(mechanism.sf(x, q))
+        return above + (1.0 - v) * np.maximum(np.asarray(mechanism.sf(below_x, q)) - above, 0.0)
+
+    with np.errstate(over="ignore", under="ignore"):
+        fail, failed = _int_search(lambda q: left_tail(q) < half, shape, lo, hi, x)
+        top = np.where(failed, fail - 1.0, hi)
+        bottom, passed = _int_search(lambda q: right_tail(q) >= half, shape, lo, hi, x)
+    reach_low = (lo > lo_d) & passed & (bottom == lo)
+    reach_high = (hi < hi_d) & (top == hi)
+    if (reach_low | reach_high).any():
+        raise ValueError(f"the interval for x={x!r} reaches beyond ±2**52, where integer sums stop being exact "
+                         "doubles; "
+                         f"{type(mechanism).__name__}'s domain there is not searched")
+    none_low = top < lo
+    none_high = ~passed
+    low = np.where(none_low, lo, np.where(none_high, hi, bottom))
+    high = np.where(none_low, lo, np.where(none_high, hi, top))
+    if v is not None:  # the exact set, which may be empty: low = high + 1 (see randomized_interval)
+        return low + 0.0, high + 0.0
+    return np.minimum(low, high) + 0.0, np.maximum(low, high) + 0.0
+
+
 def _prepare(mechanism, x, level, increasing):
     level = _level(level)
     x = _releases(mechanism, x)
+    if _integer_valued(mechanism):
+        x = _integer_releases(x)
     ok, why = is_stochastically_increasing(mechanism)
     asserted = False
     if not ok:
@@ -293,11 +411,23 @@ def confidence_interval(mechanism, x, level=0.95, *, randomize=False, rng=None, 
     >>> ci = confidence_interval(BIT(0.2, lower=0.0, upper=1.0), [0.0, 0.5, 1.0], 0.9)
     >>> np.round(ci.low, 4), np.round(ci.high, 4), ci.exact
     (array([0.    , 0.0395, 0.5395]), array([0.4605, 0.9605, 1.    ]), False)
+
+    A count: the true values are the integers of the domain.
+
+    >>> from dpbook import DiscreteBIT, DiscreteLaplace
+    >>> confidence_interval(DiscreteLaplace(1.5), 0, 0.9)[:2]  # 0 ± t, α^t/(1 + α) >= 0.05 up to t = 3
+    (-3.0, 3.0)
+    >>> ci = confidence_interval(DiscreteBIT(1.0, lower=0, upper=10), [0, 3, 10], 0.9)
+    >>> ci.low, ci.high
+    (array([0., 1., 8.]), array([ 2.,  5., 10.]))
     """
     level, x, method = _prepare(mechanism, x, level, increasing)
     if randomize:
         rng = check.generator(rng)
         return randomized_interval(mechanism, x, rng.random(x.shape), level, increasing=increasing)
+    if _integer_valued(mechanism):  # every release is an atom: conservative
+        low, high = _neyman_integer(mechanism, x, level)
+        return ConfidenceInterval(_float(low), _float(high), level, False, method + ", integer q")
     low, high = _neyman(mechanism, x, level)
     return ConfidenceInterval(_float(low), _float(high), level, not _has_atoms(mechanism), method)
 
@@ -309,7 +439,8 @@ def randomized_interval(mechanism, x, v, level=0.95, *, increasing=None):
     independent of the release, ``U_q`` is exactly uniform, so the coverage is exactly ``level``.
     Its ends are nondecreasing in ``x`` and in ``v`` (what :func:`interval_coverage` with
     ``randomized=True`` uses), and it lies inside the non-randomized interval.  Away from point masses
-    ``v`` plays no role.
+    ``v`` plays no role.  For an integer-valued family the set can be empty (the law moves past both
+    ends between two neighbouring integers): it is returned as ``low = high + 1``, never widened.
 
     Parameters
     ----------
@@ -335,7 +466,11 @@ def randomized_interval(mechanism, x, v, level=0.95, *, increasing=None):
     if ((v < 0) | (v > 1)).any():
         raise ValueError(f"v must lie in [0, 1], got {v!r}")
     x, v = np.broadcast_arrays(x, v)
-    low, high = _neyman(mechanism, x, level, v)
+    if _integer_valued(mechanism):
+        low, high = _neyman_integer(mechanism, x, level, v)
+        method += ", integer q"
+    else:
+        low, high = _neyman(mechanism, x, level, v)
     return ConfidenceInterval(_float(low), _float(high), level, True, method + ", randomized")
 
 
@@ -384,6 +519,18 @@ def _mass(mechanism, q, x0, x1):
     above = np.asarray(mechanism.sf(np.where(np.isinf(x1), 0.0, x1), q))
     above = np.where(np.isinf(x1), 0.0, above)
     return np.where(x0 <= x1, np.maximum(1.0 - below - above, 0.0), 0.0)
+
+
+def _atoms(mechanism, q):
+    """``atoms(q)`` for an array ``q``; a family that lists its atoms one true value at a time (a rounded
+    release) gets the union of their places, with the masses from its vectorized ``pmf``."""
+    if q.ndim == 0:
+        return mechanism.atoms(q)
+    try:
+        return mechanism.atoms(q)
+    except ValueError:
+        places = sorted({float(a) for t in q.ravel() for a, _ in mechanism.atoms(t)})
+    return [(a, np.asarray(mechanism.pmf(a, q), dtype=float)) for a in places]
 
 
 def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
@@ -442,6 +589,9 @@ def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
         goal = check.finite_array("target", target)
         goal, q = np.broadcast_arrays(goal, q)
         goal, q = goal.copy(), q.copy()
+    if _integer_valued(mechanism):
+        with np.errstate(over="ignore", under="ignore"):
+            return _float(_integer_coverage(mechanism, interval, q, goal, randomized))
     lo, hi = (float(t) for t in mechanism.support)
     with np.errstate(over="ignore", under="ignore"):
         if not randomized:
@@ -451,7 +601,7 @@ def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
         x0, x1 = _accepted(interval, goal, lo, hi, (half,))
         total = _mass(mechanism, q, x0, x1)
         try:
-            atoms = mechanism.atoms(q)
+            atoms = _atoms(mechanism, q)
         except NotImplementedError:
             raise ValueError(f"mechanism {type(mechanism).__name__} has no computed point masses: "
                              "randomized coverage needs them") from None
@@ -464,6 +614,108 @@ def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
             share = np.clip(v1 - np.minimum(v0, 1.0), 0.0, 1.0)
             total = total + m * (share - inside)
         return _float(np.clip(total, 0.0, 1.0))
+
+
+#: releases of an integer-valued family covered only for some ``v`` (randomized coverage) that one call
+#: may sum over, and integers :func:`expected_length` may sum over
+_MAX_PARTIAL = 2**16
+_MAX_TERMS = 2**22
+#: the tail mass :func:`expected_length` leaves out at each end for an integer-valued family
+_TAIL = 2.0**-80
+
+
+def _int_accepted(interval, goal, lo, hi, extra=()):
+    """``(k0, k1)``: the first integer release in ``[lo, hi]`` whose interval has ``high >= goal`` (``+inf``
+    if none) and the last whose interval has ``low <= goal`` (``hi`` if every one does; ``lo - 1`` if none);
+    ends nondecreasing in ``x``.  One batch of bisections over the integers."""
+    n = goal.size
+    flat = goal.ravel()
+    extra = tuple(np.concatenate([e.ravel()] * 2) for e in extra)
+
+    def pred(t):
+        low, high = _ends(interval, t, *extra)
+        return np.concatenate([high[:n] >= flat, low[n:] > flat])
+
+    k, found = _int_search(pred, (2 * n,), lo, hi, np.round(np.concatenate([flat] * 2)))
+    k0 = np.where(found[:n], k[:n], np.inf).reshape(goal.shape)
+    k1 = np.where(found[n:], k[n:] - 1.0, hi).reshape(goal.shape)
+    return k0, k1
+
+
+def _int_mass(mechanism, q, k0, k1):
+    """``P_q(k0 <= M <= k1)`` for integers (``k0 = ±inf``, ``k1 = ±inf`` allowed)."""
+    below = np.where(np.isinf(k0), np.where(k0 > 0, 1.0, 0.0),
+                     np.asarray(mechanism.cdf(np.where(np.isinf(k0), 0.0, k0 - 1.0), q)))
+    above = np.where(np.isinf(k1), np.where(k1 > 0, 0.0, 1.0),
+                     np.asarray(mechanism.sf(np.where(np.isinf(k1), 0.0, k1), q)))
+    return np.where(k0 <= k1, np.maximum(1.0 - below - above, 0.0), 0.0)
+
+
+def _integer_coverage(mechanism, interval, q, goal, randomized):
+    """:func:`interval_coverage` for an integer-valued family: the mass of the accepted integer releases.
+
+    Randomized: the releases covered for every ``v`` (``high(k, 0) >= goal`` and ``low(k, 1) <= goal``) give
+    their whole mass; those covered for some ``v`` only (at most ``2^16`` in one call) give ``P_q(M = k)``
+    times the length of ``{v : low(k, v) <= goal <= high(k, v)}``, found by bisection in ``v``."""
+    lo, hi = _int_range(*mechanism.support)
+    if not randomized:
+        k0, k1 = _int_accepted(interval, goal, lo, hi)
+        return _int_mass(mechanism, q, k0, k1)
+    zero, one = np.zeros(goal.shape), np.ones(goal.shape)
+    some0, _ = _int_accepted(interval, goal, lo, hi, (one,))  # high(k, 1) >= goal from here
+    _, some1 = _int_accepted(interval, goal, lo, hi, (zero,))  # low(k, 0) <= goal up to here
+    full0, _ = _int_accepted(interval, goal, lo, hi, (zero,))
+    _, full1 = _int_accepted(interval, goal, lo, hi, (one,))
+    total = _int_mass(mechanism, q, full0, full1)
+    # the partial releases: [some0, some1] minus [full0, full1]
+    a0, a1 = some0, some1
+    empty_full = full0 > full1
+    left_end = np.where(empty_full, a1, np.minimum(full0 - 1.0, a1))
+    right_start = np.where(empty_full, np.inf, np.maximum(full1 + 1.0, a0))
+    n_left = np.where(np.isfinite(a0) & (left_end >= a0), left_end - a0 + 1.0, 0.0)
+    n_right = np.where(np.isfinite(right_start) & (a1 >= right_start), a1 - right_start + 1.0, 0.0)
+    count = float(np.sum(n_left) + np.sum(n_right))
+    if count > _MAX_PARTIAL:
+        raise ValueError(f"the interval procedure covers {count:.3g} releases for only some v; the limit is "
+                         f"{_MAX_PARTIAL} (randomized coverage of an integer-valued family)")
+    if count == 0:
+        return total
+    idx, ks = [], []
+    for i in range(goal.size):
+        for start, n in ((a0.flat[i], n_left.flat[i]), (right_start.flat[i], n_right.flat[i])):
+            if n > 0:
+                ks.append(start + np.arange(n))
+                idx.append(np.full(int(n), i))
+    idx, ks = np.concatenate(idx), np.concatenate(ks)
+    g = goal.ravel()[idx]
+    both = np.concatenate([ks] * 2)
+    v0, v1 = _both_ends(lambda v: _ends(interval, both, v), g, 0.0, 1.0)
+    share = np.clip(v1 - np.minimum(v0, 1.0), 0.0, 1.0)
+    mass = np.asarray(mechanism.pmf(ks, q.ravel()[idx]), dtype=float)
+    add = np.bincount(idx, weights=mass * share, minlength=goal.size).reshape(goal.shape)
+    return np.clip(total + add, 0.0, 1.0)
+
+
+def _integer_length(mechanism, interval, q):
+    """:func:`expected_length` for an integer-valued family: ``Σ_k P_q(M = k) (high(k) - low(k))`` over the
+    integers between the ``2^-80`` quantile and the ``1 - 2^-80`` one (the rest, at most ``2^-79`` of the
+    mass, is left out)."""
+    flat = q.ravel()
+    lo, hi = _int_range(*mechanism.support)
+    k_lo = np.maximum(np.asarray(mechanism.ppf(_TAIL, flat), dtype=float), lo)
+    k_hi = np.minimum(np.asarray(mechanism.isf(_TAIL, flat), dtype=float), hi)
+    n = k_hi - k_lo + 1.0
+    if float(n.sum()) > _MAX_TERMS:
+        raise ValueError(f"expected_length would sum {float(n.sum()):.3g} releases of {type(mechanism).__name__}; "
+                         f"the limit is {_MAX_TERMS}")
+    idx = np.repeat(np.arange(flat.size), n.astype(np.int64))
+    ks = k_lo[idx] + (np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n.astype(np.int64)))
+    uniq, inv = np.unique(ks, return_inverse=True)
+    low, high = _ends(interval, uniq)
+    with np.errstate(invalid="ignore"):
+        width = np.where(high > low, high - low, 0.0)[inv]
+    mass = np.asarray(mechanism.pmf(ks, flat[idx]), dtype=float)
+    return np.bincount(idx, weights=mass * width, minlength=flat.size).reshape(q.shape)
 
 
 #: Gauss–Legendre nodes for :func:`expected_length`: 48 panels of 16 nodes on [0, 1], refined
@@ -510,6 +762,8 @@ def expected_length(mechanism, interval, q):
     if not callable(interval):
         raise ValueError(f"interval must be a callable x -> (low, high), got {interval!r}")
     q = mechanism._q(q)
+    if _integer_valued(mechanism):
+        return _float(_integer_length(mechanism, interval, q))
     x = np.asarray(mechanism.ppf(_U[:, None], q.ravel()[None, :]))
     low, high = _ends(interval, x)
     with np.errstate(invalid="ignore"):
@@ -594,6 +848,12 @@ def plugin_interval(mechanism, x, level=0.95):
 # a proportion estimated from a sample, then released
 
 
+def _no_counts(mechanism):
+    if _integer_valued(mechanism):
+        raise ValueError(f"mechanism {type(mechanism).__name__} releases integers, not a proportion k/n in [0, 1]: "
+                         "for a released count use confidence_interval on the count")
+
+
 def proportion_interval(mechanism, x, n, level=0.95):
     """An interval for a population proportion ``π`` from one release ``x = M(k/n)``, ``k ~ Binomial(n, π)``.
 
@@ -634,6 +894,7 @@ def proportion_interval(mechanism, x, n, level=0.95):
 
     level = _level(level)
     n = check.count("n", n, 1)
+    _no_counts(mechanism)
     lo_d, hi_d = (float(t) for t in mechanism.domain)
     if lo_d < 0.0 or hi_d > 1.0:
         raise ValueError(f"mechanism's domain must lie in [0, 1] for a proportion, got {mechanism.domain!r}")
@@ -682,6 +943,7 @@ def proportion_coverage(mechanism, interval, pi, n):
     from scipy import stats
 
     n = check.count("n", n, 1)
+    _no_counts(mechanism)
     pi = float(check.finite_array("pi", pi))
     if not 0.0 <= pi <= 1.0:
         raise ValueError(f"pi must be in [0, 1], got {pi!r}")

@@ -149,6 +149,14 @@ class Law:
         """``P(M(q) = x)``: the point mass at ``x``, 0 away from the atoms."""
         return self.mechanism.pmf(x, self.q)
 
+    def logpmf(self, x):
+        """``log pmf(x)``, from the family's own ``logpmf`` where it has one (integer-valued families)."""
+        own = getattr(self.mechanism, "logpmf", None)
+        if own is not None:
+            return own(x, self.q)
+        with np.errstate(divide="ignore"):
+            return np.log(self.pmf(x))
+
     def atoms(self):
         """The point masses as a list of ``(location, probability)`` pairs (empty for a continuous law)."""
         return [(float(a), float(m)) for a, m in self.mechanism.atoms(self.q)]

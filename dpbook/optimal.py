@@ -19,6 +19,13 @@ That is the threshold rule :func:`optimal_postprocessing`, whose worst-case bias
 ``b W(1/e)``: Proposition 5's lower bound is attained, which settles the question.  For mechanisms
 that are not post-processings of the Laplace release, :func:`dp_bias_lower_bound` gives the
 corresponding floor from group privacy.
+
+For counts (Chapter 20) the same question is asked of the discrete Laplace release ``q + K``:
+:class:`CountPostProcessed` (a window map with an exact tail), :func:`verify_count_bias` (exact over
+every count), :func:`least_count_bias` (a linear program with no truncation error),
+:func:`optimal_count_postprocessing` (the closed-form optimum: the group-privacy floor
+``max_k k/(1 + e^{k/b})`` is attained), :func:`optimal_count_threshold_rules` and
+:func:`clamped_sum_bias`.
 """
 
 from __future__ import annotations
@@ -30,9 +37,10 @@ import numpy as np
 from scipy import optimize, sparse, special
 
 from . import _validation as check
+from .discrete import DiscreteLaplace
 from .laplace import _laplace_cdf, _laplace_logpdf, _laplace_sf
 from .mechanism import Mechanism, _float
-from ._privacy_interface import corner_pairs, laplace_description
+from ._privacy_interface import _piece_log_mass, corner_pairs, laplace_description
 
 __all__ = [
     "StepPostProcessed",
@@ -45,6 +53,14 @@ __all__ = [
     "min_bias_postprocessing",
     "optimal_postprocessing",
     "dp_bias_lower_bound",
+    "CountPostProcessed",
+    "CountBiasVerification",
+    "LeastCountBias",
+    "verify_count_bias",
+    "optimal_count_postprocessing",
+    "least_count_bias",
+    "optimal_count_threshold_rules",
+    "clamped_sum_bias",
 ]
 
 
@@ -255,6 +271,35 @@ class StepPostProcessed(Mechanism):
         line = np.where(q >= s, _laplace_cdf(top, q, self.scale) - _laplace_cdf(s, q, self.scale),
                         _laplace_sf(s, q, self.scale) - _laplace_sf(top, q, self.scale))
         return _float(np.clip(steps + line, 0.0, 1.0))
+
+    def _log_tail(self, x, q, upper):
+        """``log P(M <= x)`` (``log P(M > x)`` with ``upper``) in log space: the log-masses of the cells whose
+        value is at most (above) ``x`` and of the linear tail's part below (above) ``x``, summed by
+        ``logsumexp``, so a tail far below the doubles' smallest number stays finite."""
+        x, q = check.real_array("x", x), self._q(q)
+        x, q = np.broadcast_arrays(x, q)
+        lo = np.concatenate([[-np.inf], self.edges[:-1]])
+        cells = _piece_log_mass(q[..., None], self.scale, lo, self.edges)
+        taken = (self.values > x[..., None]) if upper else (self.values <= x[..., None])
+        s = float(self.edges[-1])
+        cut = np.maximum(x + self.shift, s)
+        line = (np.where(cut < np.inf, _piece_log_mass(q, self.scale, np.where(cut < np.inf, cut, s), np.inf), -np.inf)
+                if upper
+                else np.where(cut > s, _piece_log_mass(q, self.scale, s, np.where(cut > s, cut, np.inf)), -np.inf))
+        parts = np.concatenate([np.where(taken, cells, -np.inf), line[..., None]], axis=-1)
+        return _float(np.minimum(special.logsumexp(parts, axis=-1), 0.0))
+
+    def logcdf(self, x, q):
+        """``log P(M(q) <= x)``, in log space (finite wherever the probability is positive)."""
+        return self._log_tail(x, q, upper=False)
+
+    def logsf(self, x, q):
+        """``log P(M(q) > x)``, in log space (finite wherever the probability is positive)."""
+        return self._log_tail(x, q, upper=True)
+
+    def sf(self, x, q):
+        """``P(M(q) > x)`` from its log (keeps its digits where ``1 - cdf`` would cancel)."""
+        return _float(np.exp(self._log_tail(x, q, upper=True)))
 
     def logpdf(self, x, q):
         x, q = check.real_array("x", x), self._q(q)
@@ -563,3 +608,441 @@ def dp_bias_lower_bound(epsilon, sensitivity):
     t_star = 1.0 + float(special.lambertw(1.0 / math.e).real)
     k = np.array([max(1, math.floor(t_star / eps)), max(1, math.ceil(t_star / eps))], dtype=float)
     return float(np.max(k * delta * special.expit(-k * eps)))
+
+
+# --- counts: the discrete analogue (Chapter 20) -----------------------------------------------
+#
+# The release is Y_q = q + K with K discrete Laplace at scale b (P(K = k) ∝ α^|k|, α = e^{-1/b}),
+# the true count q ∈ {0, 1, 2, …}, and φ: ℤ → [0, ∞).  Two facts make the program exact:
+#
+# * below 0, only Σ_{k<0} φ(k) α^{-k} matters for q >= 0 (there P(K = k - q) = α^{-k} P(K = -q)), so
+#   φ = 0 on the negatives loses nothing (the mass moves to φ(0));
+# * beyond the window, if φ(k) = k - d for k >= T, the bias for q >= T is exactly
+#   -d + α^{q-T} (β(T) + d) (every k < T has P(K = k - q) = α^{q-T} P(K = k - T)), monotone in q.
+#
+# So the largest |bias| over ALL q >= 0 of such a map is max(max_{q<=T} |β(q)|, |d|): a finite
+# linear program with no truncation error at all.
+
+
+def _alpha_terms(scale):
+    """``α = e^{-1/b}``, ``1 - α`` and ``α/(1 - α)`` without cancellation."""
+    one_minus = -math.expm1(-1.0 / scale)
+    alpha = math.exp(-1.0 / scale)
+    return alpha, one_minus, alpha / one_minus
+
+
+def _dl_pmf(k, scale):
+    """``P(K = k) = tanh(1/(2b)) e^{-|k|/b}``, from :class:`dpbook.DiscreteLaplace`."""
+    return np.asarray(DiscreteLaplace(scale).pmf(k, 0), dtype=float)
+
+
+def _dl_tail(s, scale):
+    """``P(K >= s)``, ``P(K < s)``, ``E[K; K >= s]``, ``E[K^2; K >= s]`` for integers ``s`` (arrays).
+
+    For ``s >= 1``: ``P = α^s/(1+α)``, ``E[K; K >= s] = α^s/(1+α) (s + r)`` and
+    ``E[K^2; K >= s] = α^s/(1+α) (s^2 + 2 s r + r (1 + α)/(1 - α))`` with ``r = α/(1 - α)`` (finite
+    geometric sums); for ``s <= 0`` the same at ``m = 1 - s`` by symmetry, ``E[K; K >= s] =
+    E[K; K >= m]`` and ``E[K^2; K >= s] = 2r/(1 - α) - E[K^2; K >= m]``.  Each probability is
+    computed from its own small side, so no tail loses relative precision.
+    """
+    alpha, one_minus, r = _alpha_terms(scale)
+    s = np.asarray(s, dtype=float)
+    right = s >= 1
+    m = np.where(right, s, 1.0 - s)
+    w = np.exp(-m / scale) / (1.0 + alpha)
+    m1 = w * (m + r)
+    m2 = w * (m * m + 2.0 * m * r + r * (1.0 + alpha) / one_minus)
+    var = 2.0 * r / one_minus
+    p_ge = np.where(right, w, 1.0 - w)
+    p_lt = np.where(right, 1.0 - w, w)
+    return p_ge, p_lt, m1, np.where(right, m2, var - m2)
+
+
+def _counts(name, value):
+    q = check.finite_array(name, value)
+    if np.any(q < 0) or np.any(q != np.round(q)):
+        raise ValueError(f"{name} must be integer counts >= 0, got {value!r}")
+    return q
+
+
+class CountPostProcessed:
+    """``φ(q + K)``: a nonnegative post-processing of the discrete Laplace release of a count.
+
+    ``φ(k) = 0`` for ``k < 0``, ``φ(k) = values[k]`` for ``0 <= k < T = len(values)`` and
+    ``φ(k) = k - shift`` for ``k >= T`` (the release itself, shifted).  With ``integer=True`` the
+    output is an integer: ``φ(k)`` is released as ``⌊φ(k)⌋ + 1`` with probability equal to the
+    fractional part of ``φ(k)``, else ``⌊φ(k)⌋`` (the mean, hence the bias, is unchanged; the MSE
+    grows by the rounding variance).  Being a post-processing of the discrete Laplace mechanism, it
+    is ε-DP for counts with ``ε = 1/b`` (sensitivity 1).  This is the class Chapter 20 searches.
+
+    Parameters
+    ----------
+    scale : float
+        ``b > 0``.
+    values : array_like
+        ``T >= 1`` values ``>= 0``.
+    shift : float
+        ``d <= T`` (so that the tail ``k - d`` is ``>= 0``).
+    integer : bool, optional
+        Release integers by randomized rounding.
+
+    >>> rule = CountPostProcessed(1.0, values=[0.0], shift=0.0)   # clamping at 0
+    >>> round(float(rule.bias(0)), 12)                            # α/(1 - α^2) at b = 1
+    0.42545906412
+    """
+
+    def __init__(self, scale, values, shift, *, integer=False):
+        self.scale = check.positive("scale", scale)
+        v = check.finite_array("values", values).ravel()
+        if v.size < 1 or np.any(v < 0):
+            raise ValueError(f"values must be a non-empty sequence of numbers >= 0, got {values!r}")
+        d = check.finite("shift", shift)
+        if d > v.size:
+            raise ValueError(f"shift must be <= len(values) = {v.size} (so that phi >= 0), got {shift!r}")
+        if not isinstance(integer, (bool, np.bool_)):
+            raise ValueError(f"integer must be True or False, got {integer!r}")
+        self.values, self.shift, self.integer = v, d, bool(integer)
+
+    @property
+    def window(self):
+        """``T = len(values)``: from ``T`` on, ``φ(k) = k - shift``."""
+        return self.values.size
+
+    def phi(self, k):
+        """``φ(k)`` (with ``integer=True``, the mean of the randomized output), vectorized over integers ``k``."""
+        k = check.finite_array("k", k)
+        if np.any(k != np.round(k)):
+            raise ValueError(f"k must be integers, got {k!r}")
+        T = self.window
+        inside = self.values[np.clip(k, 0, T - 1).astype(np.int64)]
+        return _float(np.where(k < 0, 0.0, np.where(k >= T, k - self.shift, inside)))
+
+    def apply(self, y, *, rng=None):
+        """``φ`` applied to releases ``y`` (integers), with the randomized rounding if ``integer``."""
+        out = np.asarray(self.phi(y), dtype=float)
+        if not self.integer:
+            return _float(out)
+        gen = check.generator(rng)
+        low = np.floor(out)
+        up = gen.random(size=out.shape) < out - low
+        return (low + up).astype(np.int64) if out.ndim else int(low + up)
+
+    def _window_masses(self, q):
+        return _dl_pmf(np.arange(self.window)[None, :] - q.ravel()[:, None], self.scale)
+
+    def mean(self, q):
+        """``E φ(q + K) = Σ_{k<T} φ(k) P(K = k - q) + E[K; K >= T - q] + (q - d) P(K >= T - q)``."""
+        q = _counts("q", q)
+        p_ge, _, m1, _ = _dl_tail(self.window - q, self.scale)
+        inside = (self._window_masses(q) @ self.values).reshape(q.shape)
+        return _float(inside + m1 + (q - self.shift) * p_ge)
+
+    def bias(self, q):
+        """``E φ(q + K) - q``, exact (finite sums and geometric tails), computed without cancelling ``q``."""
+        q = _counts("q", q)
+        p_ge, p_lt, m1, _ = _dl_tail(self.window - q, self.scale)
+        inside = (self._window_masses(q) @ self.values).reshape(q.shape)
+        return _float(inside + m1 - self.shift * p_ge - q * p_lt)
+
+    def mse(self, q):
+        """``E (φ(q + K) - q)^2``, exact; with ``integer=True`` it includes the rounding variance."""
+        q = _counts("q", q)
+        b, d = self.scale, self.shift
+        p_ge, _, m1, m2 = _dl_tail(self.window - q, b)
+        masses = self._window_masses(q)
+        below, _, _, _ = _dl_tail(q + 1, b)  # P(q + K < 0): φ = 0 there, error -q
+        err = np.sum(masses * (self.values[None, :] - q.ravel()[:, None]) ** 2, axis=1).reshape(q.shape)
+        out = err + below * q * q + m2 - 2.0 * d * m1 + d * d * p_ge
+        if self.integer:
+            f = self.values - np.floor(self.values)
+            g = (-d) - math.floor(-d)
+            out = out + (masses @ (f * (1.0 - f))).reshape(q.shape) + g * (1.0 - g) * p_ge
+        return _float(out)
+
+    def sample(self, q, size=None, *, rng=None):
+        """Draws of ``φ(q + K)`` for one count ``q``: exact discrete Laplace noise
+        (:func:`dpbook.discrete_laplace_noise`), then :meth:`apply`."""
+        from .exact_sampling import discrete_laplace_noise
+
+        q = _counts("q", q)
+        if q.ndim:
+            raise ValueError(f"q must be one count, got {q!r}")
+        gen = check.generator(rng)
+        y = int(q) + np.asarray(discrete_laplace_noise(self.scale, size, rng=gen))
+        return self.apply(y, rng=gen)
+
+    def __repr__(self):
+        return (f"CountPostProcessed(scale={self.scale!r}, values=<{self.window} values>, "
+                f"shift={self.shift!r}, integer={self.integer!r})")
+
+
+class CountBiasVerification(NamedTuple):
+    """The exact worst-case bias of a :class:`CountPostProcessed` over all counts ``q >= 0``.
+
+    ``value = max(max_{q <= T} |β(q)|, |shift|)``, exact; ``argmax`` the count where it is reached
+    (``inf``: approached as ``q → ∞``); ``biases`` the exact biases at ``q = 0, …, T``.
+    """
+
+    value: float
+    argmax: float
+    biases: np.ndarray
+
+
+def verify_count_bias(post):
+    """The exact worst-case bias ``sup_{q ∈ {0,1,…}} |E φ(q + K) - q|`` of a post-processing of a count.
+
+    Exact sums at ``q = 0, 1, …, T`` (:meth:`CountPostProcessed.bias`); beyond, for ``q >= T``,
+    ``β(q) = -d + α^{q-T} (β(T) + d)`` exactly (for ``k < T <= q``,
+    ``P(K = k - q) = α^{q-T} P(K = k - T)``), monotone between ``β(T)`` and its limit ``-d``, so the
+    supremum over all ``q >= 0`` is ``max(max_{q <= T} |β(q)|, |d|)``.  Nothing is left unchecked.
+
+    >>> verify_count_bias(CountPostProcessed(1.0, [0.0], 0.0)).value   # clamping: worst at q = 0
+    0.42545906411...
+    """
+    if not isinstance(post, CountPostProcessed):
+        raise ValueError(f"post must be a CountPostProcessed, got {post!r}")
+    q = np.arange(post.window + 1, dtype=float)
+    beta = np.asarray(post.bias(q), dtype=float)
+    k = int(np.argmax(np.abs(beta)))
+    value, argmax = float(abs(beta[k])), float(k)
+    if abs(post.shift) > value * (1 + 1e-12):
+        value, argmax = abs(post.shift), math.inf
+    return CountBiasVerification(value, argmax, beta)
+
+
+def _count_threshold(b):
+    """The count ``t >= 1`` maximizing ``g(t) = t/(1 + e^{t/b})`` (the smaller one on a tie), and ``g(t)``."""
+    s = b * (1.0 + float(special.lambertw(1.0 / math.e).real))  # g is unimodal in t, peak at s
+    ts = [max(1, math.floor(s)), max(1, math.ceil(s))]
+    gs = [t * float(special.expit(-t / b)) for t in ts]
+    return (ts[0], gs[0]) if gs[0] >= gs[1] else (ts[1], gs[1])
+
+
+def optimal_count_postprocessing(scale, *, integer=False):
+    """The post-processing of the discrete Laplace release of a count with the least worst-case bias.
+
+    With ``α = e^{-1/b}``, ``t >= 1`` the count maximizing ``t/(1 + e^{t/b})`` and
+    ``B* = t/(1 + e^{t/b})``: ``φ*(k) = 0`` for ``k < t``, ``φ*(t) = c`` and ``φ*(k) = k - B*`` for
+    ``k > t``, where ``c = (t - B*)/(1 - α) - α/(1 - α)^2 >= 0``.  Its bias is ``B* α^{-q} - q`` for
+    ``q <= t`` and exactly ``-B*`` for ``q >= t``; its worst case ``B*`` equals the group-privacy floor
+    :func:`dp_bias_lower_bound` at ``ε = 1/b``, ``Δ = 1``, so no nonnegative post-processing, and no
+    ε-DP mechanism with nonnegative outputs, does better on counts (Chapter 20's theorem; the book's
+    own result, proved there).  ``c >= 0`` is equivalent to ``g(t) >= g(t + 1)``.
+
+    >>> star = optimal_count_postprocessing(1.0)
+    >>> round(float(star.bias(0)), 10), round(float(star.bias(7)), 10)
+    (0.2689414214, -0.2689414214)
+    """
+    b = check.positive("scale", scale)
+    if b > 1e6:
+        raise ValueError(f"scale must be <= 1e6 (the map has ~1.28 scale values), got {scale!r}")
+    t, B = _count_threshold(b)
+    alpha, one_minus, r = _alpha_terms(b)
+    c = max((t - B) / one_minus - r / one_minus, 0.0)
+    return CountPostProcessed(b, np.concatenate([np.zeros(t), [c]]), B, integer=integer)
+
+
+def optimal_count_threshold_rules(scale):
+    """Every plain threshold rule ``φ(k) = (k - d) 1{k >= s}`` whose worst-case bias is the least one, ``B*``.
+
+    Any optimal map vanishes below ``t`` and has mean ``B*`` at ``q = 0`` (the equality case of the
+    lower bound), which for a plain rule with threshold ``s >= t`` fixes
+    ``d_s = s + α/(1 - α) - B* (1 + α) α^{-s}``.  Its bias is then ``B* α^{-q} - q`` for ``q <= s``
+    (within ``[-B*, B*]`` iff ``B* α^{-s} - s <= B*``) and moves monotonically to ``-d_s`` beyond, so
+    the rule is optimal iff also ``|d_s| <= B*``.  The list (by ``s``) may be empty: then no plain
+    threshold rule is optimal and the value at ``t`` must be adjusted
+    (:func:`optimal_count_postprocessing`).
+
+    >>> [(r.window, round(r.shift, 6)) for r in optimal_count_threshold_rules(3.0)]
+    [(5, -0.055743)]
+    >>> optimal_count_threshold_rules(2.0)
+    []
+    """
+    b = check.positive("scale", scale)
+    if b > MAX_COUNT_WINDOW / 2:
+        raise ValueError(f"scale must be <= {MAX_COUNT_WINDOW / 2:g} (each rule has ~1.3 scale values), got {scale!r}")
+    t, B = _count_threshold(b)
+    alpha, _, r = _alpha_terms(b)
+    tol = 1e-12 * max(1.0, b)
+    out = []
+    s = t
+    while B * math.exp(s / b) - s <= B + tol:
+        d = s + r - B * (1.0 + alpha) * math.exp(s / b)
+        if abs(d) <= B + tol and d <= s:
+            out.append(CountPostProcessed(b, np.zeros(s), d))
+        s += 1
+    return out
+
+
+class LeastCountBias(NamedTuple):
+    """The result of :func:`least_count_bias`.
+
+    ``value``: the least worst-case bias ``B*`` (closed form, the theorem of Chapter 20);
+    ``threshold``: the count ``t`` of the theorem; ``optimum``: the closed-form map
+    (:func:`optimal_count_postprocessing`); ``program``: the first linear program's map;
+    ``program_value``: its objective; ``verified``: the exact worst-case bias of the program's map
+    (:func:`verify_count_bias`) — the program has no truncation error, so it equals ``value`` up to
+    the solver's tolerance.  ``unbiased``: a map with the tail ``φ(k) = k`` (shift 0) whose worst-case
+    bias is within ``1e-9`` (relative) of ``B*`` and whose total ``Σ_{q <= T} |β(q)|`` is least (the
+    second program), or ``None`` if the window leaves no such map; ``unbiased_from``: the least count
+    from which its bias is 0 (below ``1e-12 max(1, b)`` in absolute value) at every larger count,
+    or ``None``.
+    """
+
+    value: float
+    threshold: int
+    optimum: CountPostProcessed
+    program: CountPostProcessed
+    program_value: float
+    verified: float
+    unbiased: CountPostProcessed | None
+    unbiased_from: int | None
+
+
+#: the largest window the programs accept (dense (T + 1) x T matrices)
+MAX_COUNT_WINDOW = 1500
+
+_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+def _unbiased_program(b, T, B, integer):
+    """The second program: φ(k) = k from T on; least Σ_{q<=T} |β(q)| with every |β(q)| <= B (1 + 1e-9)."""
+    q = np.arange(T + 1, dtype=float)
+    p_ge, p_lt, m1, _ = _dl_tail(T - q, b)
+    masses = _dl_pmf(np.arange(T)[None, :] - q[:, None], b)
+    const = m1 - q * p_lt  # β(q) = masses @ φ + const, the tail's shift being 0
+    eye = np.eye(T + 1)
+    A_ub = np.vstack([np.hstack([masses, -eye]), np.hstack([-masses, -eye])])
+    b_ub = np.concatenate([-const, const])
+    cost = np.concatenate([np.zeros(T), np.ones(T + 1)])
+    bounds = [(0.0, None)] * T + [(0.0, B * (1 + 1e-9))] * (T + 1)
+    res = optimize.linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs", options=_HIGHS)
+    if res.status != 0:
+        return None, None
+    post = CountPostProcessed(b, np.maximum(res.x[:T], 0.0), 0.0, integer=integer)
+    check_ = verify_count_bias(post)
+    if check_.value > B * (1 + 1e-7) + 1e-12:
+        return None, None
+    zero = np.abs(check_.biases) <= 1e-12 * max(1.0, b)  # beyond T: α^{q-T} β(T), smaller still
+    if not zero[-1]:
+        return post, None
+    nonzero = np.flatnonzero(~zero)
+    return post, int(nonzero[-1] + 1) if nonzero.size else 0
+
+
+def least_count_bias(scale, *, integer=False, window=None):
+    """The least worst-case bias of a nonnegative post-processing of the discrete Laplace release of a count.
+
+    ``min_φ sup_{q ∈ {0,1,2,…}} |E φ(q + K) - q|`` over ``φ: ℤ → [0, ∞)`` (``integer=False``) or
+    over randomized ``φ: ℤ → {0, 1, 2, …}`` (``integer=True``: the bias depends on ``φ`` only through
+    the means ``E φ(k)``, and every mean ``>= 0`` is that of a two-point law on ``⌊m⌋, ⌈m⌉``, so the
+    program over ``P(φ(k) = j)`` has the same value; the maps returned round at random).
+
+    The linear program (``scipy.optimize.linprog``, HiGHS): unknowns ``φ(0), …, φ(T-1) >= 0``, the
+    tail shift ``d <= T`` (``φ(k) = k - d`` for ``k >= T``, ``φ = 0`` below 0) and the bound ``τ``;
+    minimize ``τ`` subject to ``|β(q)| <= τ`` at ``q = 0, …, T`` and ``|d| <= τ``.  There is no
+    truncation error: ``φ = 0`` below 0 loses nothing, and for such maps these constraints bound
+    ``|β|`` at every ``q >= 0`` (:func:`verify_count_bias`).  With ``T > t`` the class contains the
+    optimum (:func:`optimal_count_postprocessing`), and the lower bound holds for every ``φ``, so the
+    program's value is exactly ``B*``; it is re-checked here and a disagreement beyond the solver's
+    tolerance raises ``RuntimeError``.
+
+    A second program then looks, among the maps of worst-case bias ``B*`` (to ``1e-9``) with the
+    unshifted tail ``φ(k) = k``, for one with the least ``Σ_{q <= T} |β(q)|``: a least-bias map that
+    is unbiased for every count from some point on (``LeastCountBias.unbiased``; numerical, verified
+    exactly).
+
+    Parameters
+    ----------
+    scale : float
+        ``b > 0`` (``b = 1/ε`` for a count).
+    integer : bool, optional
+        Randomized integer outputs.
+    window : int, optional
+        ``T``; default ``min(2t + 6, MAX_COUNT_WINDOW)`` (``t ≈ 1.28 b``).  Must be ``> t`` and at most
+        ``MAX_COUNT_WINDOW``.
+
+    Returns
+    -------
+    LeastCountBias
+
+    >>> res = least_count_bias(2.0)
+    >>> res.threshold, round(res.value, 10), abs(res.verified - res.value) < 1e-7, res.unbiased_from
+    (3, 0.5472765714, True, 4)
+    """
+    b = check.positive("scale", scale)
+    if not isinstance(integer, (bool, np.bool_)):
+        raise ValueError(f"integer must be True or False, got {integer!r}")
+    s = b * (1.0 + float(special.lambertw(1.0 / math.e).real))
+    if s + 3 > MAX_COUNT_WINDOW:
+        raise ValueError(f"scale = {scale!r} needs a window above {MAX_COUNT_WINDOW} counts (too large for the "
+                         f"dense program); optimal_count_postprocessing(scale) gives the answer in closed form")
+    t, B = _count_threshold(b)
+    T = min(2 * t + 6, MAX_COUNT_WINDOW) if window is None else check.count("window", window, t + 1)
+    if T > MAX_COUNT_WINDOW:
+        raise ValueError(f"window must be <= {MAX_COUNT_WINDOW}, got {window!r}")
+    q = np.arange(T + 1, dtype=float)
+    p_ge, p_lt, m1, _ = _dl_tail(T - q, b)
+    masses = _dl_pmf(np.arange(T)[None, :] - q[:, None], b)
+    const = m1 - q * p_lt  # β(q) = masses @ φ - d p_ge + const
+    G = np.hstack([masses, -p_ge[:, None]])
+    ones = np.ones((T + 1, 1))
+    rows = np.vstack([np.hstack([G, -ones]), np.hstack([-G, -ones])])
+    dcol = np.zeros((2, T + 2))
+    dcol[0, T], dcol[1, T], dcol[:, -1] = 1.0, -1.0, -1.0
+    A_ub = np.vstack([rows, dcol])
+    b_ub = np.concatenate([-const, const, [0.0, 0.0]])
+    cost = np.zeros(T + 2)
+    cost[-1] = 1.0
+    bounds = [(0.0, None)] * T + [(None, float(T)), (0.0, None)]
+    res = optimize.linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs", options=_HIGHS)
+    if res.status != 0:
+        raise RuntimeError(f"linprog failed: {res.message}")
+    program = CountPostProcessed(b, np.maximum(res.x[:T], 0.0), min(float(res.x[T]), float(T)), integer=integer)
+    verified = verify_count_bias(program).value
+    if not (B * (1 - 1e-9) <= verified <= B + 1e-7 * max(1.0, b)):
+        raise RuntimeError(f"the program's map has worst-case bias {verified!r}, the theorem says {B!r}")
+    unbiased, start = _unbiased_program(b, T, B, integer)
+    return LeastCountBias(B, t, optimal_count_postprocessing(b, integer=integer), program, float(res.fun),
+                          verified, unbiased, start)
+
+
+def clamped_sum_bias(scale, total, n):
+    """The bias ``E max(S, 0) - total`` of clamping a sum of ``n`` discrete Laplace releases at 0.
+
+    ``S = total + K_1 + … + K_n`` (e.g. ``n`` areas' raw releases summed before clamping).  Each
+    ``K = G - G'`` with ``G, G'`` geometric on ``{0, 1, …}`` with success probability ``1 - α``, so the
+    summed noise is ``N - N'`` with ``N, N'`` independent negative binomial ``(n, 1 - α)``, and the
+    bias is ``E (N' - N - total)^+ = Σ_j P(N = j) E (N' - j - total)^+``, where
+    ``E (N' - m)^+ = μ P(N'' >= m - 1) - m P(N' >= m)`` (``N''`` negative binomial ``(n + 1, 1 - α)``,
+    ``μ = E N'``; the identity ``x P(N' = x) = μ P(N'' = x - 1)``).  The sum over ``j`` stops where
+    ``P(N > j) < 1e-17``; the rest is at most ``1e-17 μ``.
+
+    Parameters
+    ----------
+    scale : float
+        ``b > 0``.
+    total : int
+        The true total, ``>= 0``.
+    n : int
+        How many releases are summed, ``>= 1``.
+
+    >>> round(clamped_sum_bias(1.0, 0, 1), 12)   # one release of a zero count: α/(1 - α²)
+    0.42545906412
+    """
+    from scipy import stats
+
+    b = check.positive("scale", scale)
+    total = check.count("total", total, 0)
+    n = check.count("n", n, 1)
+    if n > 10**7:
+        raise ValueError(f"n must be <= 1e7, got {n!r}")
+    p = -math.expm1(-1.0 / b)
+    mu = n * (1 - p) / p
+    stop = int(stats.nbinom.isf(1e-17, n, p)) + 1
+    if stop > 5 * 10**6:
+        raise ValueError(f"scale = {scale!r} with n = {n!r} needs a sum over {stop} terms (limit 5e6)")
+    j = np.arange(stop + 1)
+    m = j + total
+    excess = mu * stats.nbinom.sf(m - 2, n + 1, p) - m * stats.nbinom.sf(m - 1, n, p)
+    return float(np.sum(stats.nbinom.pmf(j, n, p) * np.maximum(excess, 0.0)))

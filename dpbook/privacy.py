@@ -95,7 +95,8 @@ class PrivacyReport:
 
 
 def describe(mechanism):
-    """The :class:`PrivacyDescription` of ``mechanism``: what it says about its own law.
+    """The :class:`PrivacyDescription` of ``mechanism``: what it says about its own law (an integer-valued
+    family returns a :class:`~dpbook.DiscreteDescription`).
 
     Raises ``NotImplementedError`` when the mechanism offers none (the auditor has no other way to
     know a family).
@@ -105,9 +106,11 @@ def describe(mechanism):
         raise NotImplementedError(f"{type(mechanism).__name__} has no privacy_description(); "
                                   "the auditor knows a family only through it")
     desc = method()
-    if not isinstance(desc, PrivacyDescription):
-        raise TypeError(f"{type(mechanism).__name__}.privacy_description() must return a PrivacyDescription, "
-                        f"got {type(desc).__name__}")
+    from ._discrete_audit import DiscreteDescription
+
+    if not isinstance(desc, (PrivacyDescription, DiscreteDescription)):
+        raise TypeError(f"{type(mechanism).__name__}.privacy_description() must return a PrivacyDescription "
+                        f"or a DiscreteDescription, got {type(desc).__name__}")
     return desc
 
 
@@ -139,6 +142,11 @@ def pair_loss(mechanism, q1, q2, *, window=None):
     1.48988
     """
     desc = describe(mechanism)
+    if not isinstance(desc, PrivacyDescription):  # integer outputs: the exact maximum over them
+        from ._discrete_audit import discrete_pair_loss
+
+        loss = discrete_pair_loss(desc, q1, q2, window, type(mechanism).__name__)
+        return float(loss) if loss.ndim == 0 else loss
     if not desc.exact:
         raise NotImplementedError(f"the law of {type(mechanism).__name__} is not described exactly; "
                                   "use privacy_report for an upper bound")
@@ -251,6 +259,12 @@ def privacy_report(mechanism, sensitivity, *, domain=None, window=None, neighbou
     >>> round(r.epsilon, 6), r.q1, r.q2, r.output, r.kind
     (1.48988, 0.0, 1.0, 0.0, 'density')
     """
+    from ._discrete_audit import DiscreteDescription, discrete_report  # integer-valued laws: exact enumeration
+
+    method = getattr(mechanism, "privacy_description", None)
+    if method is not None and isinstance(found := method(), DiscreteDescription):
+        return PrivacyReport(**discrete_report(found, sensitivity, mechanism.domain if domain is None else domain,
+                                               window, neighbours, type(mechanism).__name__))
     delta = check.positive("sensitivity", sensitivity)
     desc = describe(mechanism)
     name = type(mechanism).__name__

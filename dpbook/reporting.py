@@ -24,6 +24,12 @@ satisfies ``|u'| <= c u/(2b) + 1``, so within ``h/2`` of a grid value ``u_0`` it
 ``(u_0 + 2b/c) e^{c h/(4b)} - 2b/c``; and ``|bias'| <= c u/b + 1``.  The card reports these upper
 bounds (never below the truth); where no score bound is known it reports the grid's largest value and
 says the figure is not certified.
+
+**Counts.**  For an integer-valued family (:class:`~dpbook.DiscreteLaplace`, :class:`~dpbook.DiscreteBIT`,
+:class:`~dpbook.DiscreteTruncated`) the true values are the integers of the interval, so both worst cases
+are exact maxima over them (at most ``2^22`` integers; a longer interval is refused with a
+``ValueError``), the sensitivity must be an integer, and the card prints the release, bounds and
+interval as integers.
 """
 
 from __future__ import annotations
@@ -78,6 +84,8 @@ class ReleaseCard:
         Whether the two worst cases are exact or certified upper bounds.
     nist_items : tuple of str
         The NIST SP 800-226 items the card documents.
+    integer : bool
+        The release and the true values are integers (a count): printed without exponent.
     """
 
     mechanism: str
@@ -94,21 +102,23 @@ class ReleaseCard:
     worst_method: str
     certified: bool
     nist_items: tuple = field(default=_NIST_ITEMS)
+    integer: bool = False
 
     def rows(self):
         """The card as ``(label, value)`` pairs of strings, in display order."""
         ci = self.interval
         audit = "exact" if self.epsilon_exact else "upper bound"
         bound = "" if self.certified else " (not certified)"
-        params = ", ".join(f"{k}={_fmt(v)}" for k, v in self.parameters.items())
+        num = _fmt_count if self.integer else _fmt
+        params = ", ".join(f"{k}={num(v) if k in ('lower', 'upper') else _fmt(v)}" for k, v in self.parameters.items())
         return [
             ("Mechanism", f"{self.mechanism}({params})"),
-            ("Bounds", f"[{_fmt(self.lower)}, {_fmt(self.upper)}]"),
+            ("Bounds", f"[{num(self.lower)}, {num(self.upper)}]"),
             ("Sensitivity", _fmt(self.sensitivity)),
             ("Privacy loss (audited)", f"epsilon = {_fmt(self.epsilon)} ({audit})"),
-            ("Released value", _fmt(self.release)),
-            (f"{ci.level:.0%} interval", f"[{_fmt(ci.low)}, {_fmt(ci.high)}] "
-                                          f"({'exact' if ci.exact else 'conservative'} coverage)"),
+            ("Released value", num(self.release)),
+            (f"{ci.level:.0%} interval", (f"[{num(ci.low)}, {num(ci.high)}]" if ci.low <= ci.high else "empty")
+             + f" ({'exact' if ci.exact else 'conservative'} coverage)"),
             ("Worst |bias| in interval", _fmt(self.worst_abs_bias) + bound),
             ("Worst MSE in interval", _fmt(self.worst_mse) + bound),
         ]
@@ -141,6 +151,12 @@ def _fmt(v):
     return f"{f:.6g}"
 
 
+def _fmt_count(v):
+    """An integer (or an infinite bound) in full: a count of 1234567 is not ``1.23457e+06``."""
+    f = float(v)
+    return f"{int(f)}" if math.isfinite(f) and f == math.floor(f) and abs(f) < 2**53 else _fmt(f)
+
+
 def _parameters(mechanism):
     return {k: v for k, v in vars(mechanism).items() if not k.startswith("_") and not callable(v)}
 
@@ -149,6 +165,8 @@ def _worst(mechanism, low, high, points=1025):
     """``(worst |bias|, worst MSE, method, certified)`` over ``q`` in ``[low, high]``."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return math.inf, math.inf, "the interval is unbounded", True
+    if getattr(mechanism, "_integer_valued", False):
+        return _worst_integers(mechanism, low, high)
     grid = np.linspace(low, high, points) if high > low else np.array([low])
     bias = np.abs(np.asarray(mechanism.bias(grid), dtype=float)).reshape(-1)
     mse = np.asarray(mechanism.mse(grid), dtype=float).reshape(-1)
@@ -182,6 +200,24 @@ def _worst(mechanism, low, high, points=1025):
         certified = certified and h == 0.0
         how_bias = "|bias|: largest of a 1025-point grid (not certified)"
     return worst_bias, worst_mse, how_bias + "; " + how_mse, certified
+
+
+#: integer true values an exact worst case over a count's interval may enumerate
+_MAX_INTEGERS = 2**22
+
+
+def _worst_integers(mechanism, low, high):
+    """Exact worst ``|bias|`` and MSE over the integers of ``[low, high]`` (an integer-valued family)."""
+    lo, hi = math.ceil(low), math.floor(high)
+    if hi < lo:  # a randomized set can be empty (dpbook.randomized_interval)
+        return math.nan, math.nan, "the randomized interval is empty: no true value to bound", True
+    if hi - lo + 1 > _MAX_INTEGERS:
+        raise ValueError(f"the interval [{low!r}, {high!r}] holds {hi - lo + 1:.3g} integer true values; the exact "
+                         f"worst cases over them are limited to {_MAX_INTEGERS}")
+    q = np.arange(lo, hi + 1.0)
+    bias = float(np.max(np.abs(np.asarray(mechanism.bias(q), dtype=float))))
+    mse = float(np.max(np.asarray(mechanism.mse(q), dtype=float)))
+    return bias, mse, f"|bias| and MSE: exact maxima over the {q.size} integer true values of the interval", True
 
 
 def release_card(mechanism, x, *, sensitivity, level=0.95, randomize=False, rng=None, increasing=None):
@@ -233,4 +269,5 @@ def release_card(mechanism, x, *, sensitivity, level=0.95, randomize=False, rng=
     return ReleaseCard(
         mechanism=type(mechanism).__name__, parameters=_parameters(mechanism), lower=lower, upper=upper,
         sensitivity=delta, epsilon=float(report.epsilon), epsilon_exact=bool(report.exact), release=float(xa),
-        interval=ci, worst_abs_bias=worst_bias, worst_mse=worst_mse, worst_method=how, certified=certified)
+        interval=ci, worst_abs_bias=worst_bias, worst_mse=worst_mse, worst_method=how, certified=certified,
+        integer=bool(getattr(mechanism, "_integer_valued", False)))

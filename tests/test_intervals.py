@@ -36,7 +36,14 @@ def family_instances():
         "LogLaplace": dpbook.LogLaplace(0.4),
         "Normalized": dpbook.Normalized(0.5, [(0.0, 1.0), (2.0, 3.0)]),
         "CroftLaplace": dpbook.CroftLaplace(1.0, 1.0),
+        "Rounded": dpbook.Rounded(dpbook.BIT(0.8, lower=0.0, upper=6.0)),
+        "DiscreteLaplace": dpbook.DiscreteLaplace(1.5),
+        "DiscreteBIT": dpbook.DiscreteBIT(1.2, lower=0, upper=12),
+        "DiscreteTruncated": dpbook.DiscreteTruncated(2.0, lower=-3, upper=9),
     }
+
+
+DISCRETE = ("DiscreteLaplace", "DiscreteBIT", "DiscreteTruncated")
 
 
 def q_grid(mech, n):
@@ -46,6 +53,9 @@ def q_grid(mech, n):
     q = np.linspace(lo, hi, n)
     if isinstance(mech, dpbook.LogLaplace):
         q = np.geomspace(0.01, 10.0, n)
+    # counts (the discrete families, Rounded): the integers of the domain (of [-3, 1] when it is the line)
+    if getattr(mech, "_integer_valued", False):
+        q = np.unique(np.round(q))
     return q
 
 
@@ -94,7 +104,7 @@ def test_coverage_never_below_level_on_a_fine_grid(name, level):
         assert np.abs(randomized - level).max() < TOL
 
 
-@pytest.mark.parametrize("name", ["StepPostProcessed", "Restricted", "Normalized"])
+@pytest.mark.parametrize("name", ["StepPostProcessed", "Restricted", "Normalized", "Rounded"])
 def test_coverage_of_the_slower_families(name):
     """The families whose law costs more per evaluation: a coarser grid, two levels."""
     mech = family_instances()[name]
@@ -271,7 +281,10 @@ def test_plugin_ends_are_monotone_for_the_bounded_families():
 
 @pytest.mark.parametrize("mech,q", [(dpbook.BIT(0.3, lower=0.0, upper=1.0), 0.1),
                                     (dpbook.Truncated(0.5, lower=0.0, upper=1.0), 0.9),
-                                    (dpbook.TranslatedRamp(0.5, 0.2), 0.3)])
+                                    (dpbook.TranslatedRamp(0.5, 0.2), 0.3),
+                                    (dpbook.DiscreteBIT(1.0, lower=0, upper=10), 1),
+                                    (dpbook.DiscreteTruncated(2.5, lower=0, upper=10**6), 2),
+                                    (dpbook.DiscreteLaplace(0.7), -5)])
 def test_simulated_coverage_agrees_with_the_exact_one(mech, q):
     n = 40_000
     rng = np.random.default_rng(11)
@@ -382,3 +395,157 @@ def test_proportion_interval_bad_input(kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         dpbook.proportion_interval(**args)
+
+
+# --- counts: integer true values, integer releases (the discrete families) ----------------------
+
+def direct_coverage(mech, interval, q, window):
+    """``Σ_k P_q(M = k) 1{low(k) <= q <= high(k)}`` over every integer of ``window`` (``math.fsum``): the
+    coverage by the definition, sharing nothing with :func:`dpbook.interval_coverage`."""
+    k = np.arange(window[0], window[1] + 1.0)
+    low, high = interval(k)[:2]
+    out = []
+    for t in np.atleast_1d(q):
+        p = np.asarray(mech.pmf(k, t))
+        out.append(math.fsum((p * ((low <= t) & (t <= high))).tolist()))
+    return np.array(out)
+
+
+def window_of(mech):
+    lo, hi = mech.support
+    reach = math.ceil(70 * mech.scale) + 20  # beyond it the mass is below e^{-70}
+    return (lo if np.isfinite(lo) else -3 - reach, hi if np.isfinite(hi) else 1 + reach)
+
+
+@pytest.mark.parametrize("name", DISCRETE)
+@pytest.mark.parametrize("level", LEVELS)
+def test_count_coverage_is_the_exact_sum_and_never_below_the_level(name, level):
+    mech = family_instances()[name]
+    q = q_grid(mech, 81)
+    interval = ci(mech, level)
+    cover = dpbook.interval_coverage(mech, interval, q)
+    assert cover.min() >= level - TOL, (name, level, q[np.argmin(cover)], cover.min())
+    assert np.abs(cover - direct_coverage(mech, interval, q, window_of(mech))).max() < 1e-12
+    assert cover.max() > level + 1e-3  # atoms everywhere: conservative, as exact=False says
+    assert not dpbook.confidence_interval(mech, 0, level).exact
+
+
+@pytest.mark.parametrize("name", DISCRETE)
+def test_count_randomized_coverage_is_exactly_the_level(name):
+    mech = family_instances()[name]
+    q = q_grid(mech, 81)
+    lo, hi = mech.domain
+    for level in (0.5, 0.9, 0.95):
+        cover = dpbook.interval_coverage(mech, rci(mech, level), q, randomized=True)
+        inner = (q > lo) & (q < hi)
+        assert np.abs(cover[inner] - level).max() < TOL, (name, level, cover)
+        assert cover.min() >= level - TOL  # at a finite end of the domain: level + the empty sets' mass
+    assert dpbook.randomized_interval(mech, 0, 0.5, 0.9).exact
+
+
+def test_count_intervals_hold_integers_inside_the_domain_and_nest_the_randomized_one():
+    for name in DISCRETE:
+        mech = family_instances()[name]
+        lo, hi = window_of(mech)
+        x = np.arange(max(lo, -40), min(hi, 40) + 1.0)
+        out = dpbook.confidence_interval(mech, x, 0.9)
+        assert "integer q" in out.method
+        for end in (out.low, out.high):
+            assert (end == np.floor(end)).all() and (np.diff(end) >= 0).all()
+            assert (end >= mech.domain[0]).all() and (end <= mech.domain[1]).all()
+        for v in (0.0, 0.3, 1.0):
+            r = dpbook.randomized_interval(mech, x, v, 0.9)
+            assert (r.low >= out.low).all() and (r.high <= out.high).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(scale=st.floats(0.05, 200.0), x=st.integers(-10**9, 10**9), level=st.floats(0.01, 0.999))
+def test_discrete_laplace_interval_is_x_plus_minus_the_noise_quantile(scale, x, level):
+    """``P_q(M <= x) = P(K <= -(q - x)) = α^{q - x}/(1 + α)`` for ``q > x``: the interval is ``x ± t`` with
+    ``t`` the largest integer with ``α^t/(1 + α) >= (1 - level)/2`` (``t = 0`` passes: ``1/(1 + α) > 1/2``)."""
+    alpha, half = math.exp(-1 / scale), (1 - level) / 2
+    r = math.log(half * (1 + alpha)) / math.log(alpha) if half * (1 + alpha) < 1 else 0.0
+    assume_clear = abs(r - round(r)) > 1e-9 * max(1.0, r)
+    t = math.floor(r + 0.0) if assume_clear else None
+    out = dpbook.confidence_interval(dpbook.DiscreteLaplace(scale), x, level)
+    assert out.high - x == x - out.low  # symmetric
+    if t is not None:
+        assert (out.low, out.high) == (x - t, x + t), (r, out)
+    length = dpbook.expected_length(dpbook.DiscreteLaplace(scale), ci(dpbook.DiscreteLaplace(scale), level), x)
+    assert abs(length - (out.high - out.low)) <= 1e-12 * max(1.0, out.high - out.low)
+
+
+def test_count_randomized_set_can_be_empty_and_must_be():
+    """``U_0 = 0.881 v`` and ``U_1 = 0.119 v``: for ``v > 0.851`` no ``q`` of ``{0, 1, 2}`` passes at level 0.5.
+    Widening that empty set (as the non-randomized interval does) would lift the coverage at ``q = 1``."""
+    mech = dpbook.DiscreteBIT(0.5, lower=0, upper=2)
+    out = dpbook.randomized_interval(mech, 0, [0.5, 0.95], 0.5)
+    assert list(out.low) == [0.0, 1.0] and list(out.high) == [0.0, 0.0]  # the second is empty: low = high + 1
+    cover = dpbook.interval_coverage(mech, rci(mech, 0.5), [0, 1, 2], randomized=True)
+    assert abs(cover[1] - 0.5) < TOL
+
+    def widened(x, v):
+        low, high = dpbook.randomized_interval(mech, x, v, 0.5)[:2]
+        return np.minimum(low, high), np.maximum(low, high)
+
+    assert dpbook.interval_coverage(mech, widened, 1, randomized=True) > 0.5 + 0.2
+
+
+@settings(max_examples=6, deadline=None)
+@given(family=st.sampled_from([dpbook.DiscreteBIT, dpbook.DiscreteTruncated]), scale=st.floats(0.1, 8.0),
+       lower=st.integers(-20, 20), width=st.integers(0, 25), level=st.sampled_from(LEVELS))
+def test_count_coverage_with_drawn_scales_and_bounds(family, scale, lower, width, level):
+    mech = family(scale, lower=lower, upper=lower + width)
+    q = np.arange(lower, lower + width + 1.0)
+    interval = ci(mech, level)
+    cover = dpbook.interval_coverage(mech, interval, q)
+    assert cover.min() >= level - TOL
+    assert np.abs(cover - direct_coverage(mech, interval, q, (lower, lower + width))).max() < 1e-12
+    randomized = dpbook.interval_coverage(mech, rci(mech, level), q[1:-1], randomized=True)
+    assert np.abs(randomized - level).max(initial=0.0) < TOL
+
+
+@pytest.mark.parametrize("name", DISCRETE)
+def test_count_expected_length_is_the_exact_sum(name):
+    mech = family_instances()[name]
+    q = q_grid(mech, 81)[::3]
+    interval = ci(mech, 0.9)
+    w = window_of(mech)
+    k = np.arange(w[0], w[1] + 1.0)
+    low, high = interval(k)[:2]
+    direct = [math.fsum((np.asarray(mech.pmf(k, t)) * (high - low)).tolist()) for t in q]
+    assert np.abs(dpbook.expected_length(mech, interval, q) - direct).max() < 1e-12 * max(direct)
+
+
+def test_the_count_coverage_check_catches_an_interval_one_short():
+    mech = family_instances()["DiscreteTruncated"]
+    q = q_grid(mech, 81)
+
+    def short(x):  # the exact interval with its upper end one count lower (where it is above the lower end)
+        lo, hi, *_ = dpbook.confidence_interval(mech, x, 0.9)
+        return lo, np.maximum(lo, hi - 1)
+
+    assert dpbook.interval_coverage(mech, ci(mech, 0.9), q).min() >= 0.9 - TOL
+    cover = dpbook.interval_coverage(mech, short, q)
+    assert cover.min() < 0.9 - 1e-3
+    assert np.abs(cover - direct_coverage(mech, short, q, window_of(mech))).max() < 1e-12
+
+
+def test_count_intervals_refuse_what_cannot_be_done():
+    mech = dpbook.DiscreteBIT(1.0, lower=0, upper=10)
+    for x in (2.5, -1, 11, math.nan):
+        with pytest.raises(ValueError, match="x"):
+            dpbook.confidence_interval(mech, x)
+    with pytest.raises(ValueError, match="q must be integers"):
+        dpbook.interval_coverage(mech, ci(mech, 0.9), 2.5)
+    with pytest.raises(ValueError, match="2\\*\\*52"):
+        dpbook.confidence_interval(dpbook.DiscreteLaplace(1.0), 2.0**52)
+    with pytest.raises(ValueError, match="2\\*\\*52"):
+        dpbook.confidence_interval(dpbook.DiscreteLaplace(1.0), 2.0**53)
+    with pytest.raises(ValueError, match="releases integers"):
+        dpbook.proportion_interval(mech, 3, 10)
+    with pytest.raises(ValueError, match="releases integers"):
+        dpbook.proportion_coverage(mech, ci(mech, 0.9), 0.3, 10)
+    with pytest.raises(ValueError, match="expected_length would sum"):
+        big = dpbook.DiscreteLaplace(1e5)
+        dpbook.expected_length(big, ci(big, 0.9), 0)

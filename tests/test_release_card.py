@@ -85,3 +85,48 @@ def test_uncertified_figures_say_so():
 def test_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
         dpbook.release_card(dpbook.BIT(0.2, lower=0.0, upper=1.0), **kwargs)
+
+
+# --- counts ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mech,x", [
+    (dpbook.DiscreteLaplace(2.0), 1234567),
+    (dpbook.DiscreteBIT(1.5, lower=0, upper=50), 0),
+    (dpbook.DiscreteBIT(1.5, lower=0, upper=50), 48),
+    (dpbook.DiscreteTruncated(3.0, lower=0, upper=10**6), 2),
+])
+def test_count_card_worst_cases_are_exact_over_the_integers(mech, x):
+    card = dpbook.release_card(mech, x, sensitivity=1, level=0.9)
+    ci = dpbook.confidence_interval(mech, x, 0.9)
+    assert (card.interval.low, card.interval.high) == (ci.low, ci.high) and not card.interval.exact
+    q = np.arange(ci.low, ci.high + 1.0)
+    assert card.worst_abs_bias == float(np.max(np.abs(mech.bias(q))))
+    assert card.worst_mse == float(np.max(mech.mse(q)))
+    assert card.certified and card.integer and "integer true values" in card.worst_method
+    assert card.epsilon == dpbook.privacy_loss(mech, 1, domain=mech.domain) and card.epsilon_exact
+    text = str(card)
+    assert f"Released value            {x}\n" in text and "e+" not in text.split("Worst cases")[0]
+
+
+def test_count_card_charges_conditioning_and_refuses_bad_input():
+    mech = dpbook.DiscreteTruncated(2.0, lower=0, upper=100)
+    card = dpbook.release_card(mech, 3, sensitivity=1)
+    assert card.epsilon == pytest.approx(dpbook.discrete_truncated_epsilon(2.0, upper=100), rel=1e-14)
+    assert card.epsilon > 0.5
+    assert "[0, 100]" in str(card) and "upper=100)" in str(card)
+    with pytest.raises(ValueError, match="sensitivity"):
+        dpbook.release_card(mech, 3, sensitivity=0.5)
+    with pytest.raises(ValueError, match="x"):
+        dpbook.release_card(mech, 3.5, sensitivity=1)
+    with pytest.raises(ValueError, match="integer true values"):
+        dpbook.release_card(dpbook.DiscreteLaplace(1e6), 0, sensitivity=1)
+
+
+def test_count_card_with_an_empty_randomized_set():
+    """A small scale on a short range: the randomized set is sometimes empty (exact coverage needs it)."""
+    mech = dpbook.DiscreteBIT(0.5, lower=0, upper=2)
+    cards = [dpbook.release_card(mech, 0, sensitivity=1, level=0.5, randomize=True, rng=s) for s in range(40)]
+    empty = [c for c in cards if c.interval.low > c.interval.high]
+    assert empty and len(empty) < len(cards)
+    assert "50% interval              empty (exact coverage)" in str(empty[0])
+    assert math.isnan(empty[0].worst_mse) and "empty" in empty[0].worst_method

@@ -117,3 +117,79 @@ def test_bad_family_bounds_and_sensitivity():
         dpbook.required_scale(dpbook.BIT, lower=1.0, upper=0.0, target="max_mse", bound=0.1)
     with pytest.raises(ValueError, match="sensitivity"):
         dpbook.required_epsilon(dpbook.BIT, lower=0.0, upper=1.0, sensitivity=0.0, target="max_mse", bound=0.1)
+
+
+# --- counts: the discrete families, worst cases exact over the integers ------------------------------
+
+DISCRETE = (dpbook.DiscreteLaplace, dpbook.DiscreteBIT, dpbook.DiscreteTruncated)
+N = 20  # counts in {0, ..., 20}
+
+
+def make_count(family, b):
+    return family(b) if family is dpbook.DiscreteLaplace else family(b, lower=0, upper=N)
+
+
+def count_value(family, b, target, q=3, level=0.9):
+    mech = make_count(family, b)
+    grid = np.arange(0, N + 1.0)  # every integer true value: the exact worst case
+    ci = lambda x: dpbook.confidence_interval(mech, x, level)  # noqa: E731
+    return float({
+        "mse": lambda: mech.mse(q), "abs_bias": lambda: abs(mech.bias(q)),
+        "max_mse": lambda: np.max(mech.mse(grid)), "max_abs_bias": lambda: np.max(np.abs(mech.bias(grid))),
+        "length": lambda: dpbook.expected_length(mech, ci, q),
+    }[target]())
+
+
+# lengths are step-like in b (integer ends): bounds between two attainable lengths
+COUNT_BOUNDS = {"mse": 4.0, "abs_bias": 0.2, "max_mse": 4.0, "max_abs_bias": 0.5, "length": 7.0}
+
+
+@pytest.mark.parametrize("family", DISCRETE, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("target", list(COUNT_BOUNDS))
+def test_count_required_scale_meets_the_target_and_one_percent_more_misses(family, target):
+    bound = COUNT_BOUNDS[target]
+    b = dpbook.required_scale(family, lower=0, upper=N, target=target, bound=bound, q=3, level=0.9)
+    if family is dpbook.DiscreteLaplace and target in ("abs_bias", "max_abs_bias"):
+        assert b == math.inf  # unbiased
+        return
+    assert count_value(family, b, target) <= bound * (1 + 1e-6)
+    assert count_value(family, 1.01 * b, target) > bound
+
+
+def test_count_required_scale_closed_form_and_the_bounds_it_is_built_with():
+    # Var of the discrete Laplace law 2α/(1 - α)^2 = 4 at α = 1/2: b = 1/log 2
+    b = dpbook.required_scale(dpbook.DiscreteLaplace, lower=0, upper=N, target="max_mse", bound=4.0)
+    assert math.isclose(b, 1 / math.log(2), rel_tol=1e-9)
+    # DiscreteBIT is built with the bounds (on a half-line its bias at 0 would be smaller)
+    b = dpbook.required_scale(dpbook.DiscreteBIT, lower=0, upper=2, target="max_mse", bound=0.5)
+    mech = dpbook.DiscreteBIT(b, lower=0, upper=2)
+    assert math.isclose(float(np.max(mech.mse([0, 1, 2]))), 0.5, rel_tol=1e-8)
+
+
+@pytest.mark.parametrize("target", ["max_mse", "mse", "max_abs_bias"])
+def test_count_required_epsilon_is_audited(target):
+    bound, delta = COUNT_BOUNDS[target], 1
+    for family in (dpbook.DiscreteBIT, dpbook.DiscreteTruncated):
+        eps = dpbook.required_epsilon(family, lower=0, upper=N, sensitivity=delta, target=target, bound=bound, q=3)
+        b = dpbook.required_scale(family, lower=0, upper=N, target=target, bound=bound, q=3)
+        if family is dpbook.DiscreteBIT:
+            assert eps == pytest.approx(delta / b, rel=1e-14)  # clamping is exactly Δ/b
+            continue
+        assert eps == pytest.approx(dpbook.discrete_truncated_epsilon(b, lower=0, upper=N, sensitivity=delta), rel=1e-14)
+        assert eps > 1.05 * delta / b  # conditioning is charged its true ε
+        back = dpbook.discrete_truncated_scale(eps, lower=0, upper=N, sensitivity=delta)
+        assert math.isclose(back, b, rel_tol=1e-8)
+        assert count_value(family, dpbook.discrete_truncated_scale(0.99 * eps, lower=0, upper=N), target) > bound
+
+
+def test_count_refusals_say_why():
+    with pytest.raises(ValueError, match="integer true values"):  # a half-line of counts: not enumerable
+        dpbook.required_scale(dpbook.DiscreteBIT, lower=0, upper=math.inf, target="max_mse", bound=1.0)
+    with pytest.raises(ValueError, match="integer true values"):
+        dpbook.required_scale(dpbook.DiscreteTruncated, lower=0, upper=10**6, target="max_mse", bound=1.0)
+    with pytest.raises(ValueError, match="q must be integers"):
+        dpbook.required_scale(dpbook.DiscreteBIT, lower=0, upper=N, target="mse", bound=1.0, q=2.5)
+    with pytest.raises(ValueError, match="lower"):
+        dpbook.required_scale(dpbook.DiscreteBIT, lower=0.5, upper=N, target="max_mse", bound=1.0)
+    with pytest.raises(ValueError, match="sensitivity"):
+        dpbook.required_epsilon(dpbook.DiscreteBIT, lower=0, upper=N, sensitivity=1.5, target="max_mse", bound=1.0)
