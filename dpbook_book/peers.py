@@ -11,12 +11,19 @@ holds the few helpers that comparison needs and that are not formulas of the pap
   Liu Def. 2(a)) with the scale of Holohan, Antonatos, Braghin & Mac Aonghusa (2020).
 * :func:`lowest_bit` reads where the last set bit of a double sits, which is what leaks from a
   floating-point sampler (Mironov 2012).
+* Part V's counts: :func:`geometric_scale`, :func:`geometric_counterpart`, :func:`geometric_answer`,
+  :func:`geometric_sample` read diffprivlib's ``Geometric``, ``GeometricTruncated`` (clamping: it is
+  :class:`~dpbook.DiscreteBIT`) and ``GeometricFolded`` (reflection into the bounds, which dpbook has
+  no family for: :func:`folded_law` gives its law by brute force from dpbook's discrete Laplace pmf);
+  :func:`opendp_count_release` releases a vector of counts with OpenDP's integer Laplace measurement,
+  and :func:`two_sample_chi2` tests whether two samples of integers share one law.
 
 diffprivlib is imported only when a function needs it; the core :mod:`dpbook` never imports this package.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -25,7 +32,20 @@ from dpbook import BIT, Laplace, Truncated
 from dpbook import _validation as check
 from dpbook.mechanism import _float
 
-__all__ = ["dpbook_counterpart", "lowest_bit", "peer_property", "peer_sample", "peer_scale"]
+__all__ = [
+    "dpbook_counterpart",
+    "folded_law",
+    "geometric_answer",
+    "geometric_counterpart",
+    "geometric_sample",
+    "geometric_scale",
+    "lowest_bit",
+    "opendp_count_release",
+    "peer_property",
+    "peer_sample",
+    "peer_scale",
+    "two_sample_chi2",
+]
 
 
 def _mechanisms():
@@ -36,10 +56,10 @@ def _mechanisms():
     return mechanisms
 
 
-def _peer(mech):
+def _peer(mech, family="Laplace"):
     m = _mechanisms()
-    if not isinstance(mech, m.Laplace):
-        raise ValueError(f"mech must be a diffprivlib Laplace-family mechanism, got {mech!r}")
+    if not isinstance(mech, getattr(m, family)):
+        raise ValueError(f"mech must be a diffprivlib {family}-family mechanism, got {mech!r}")
     return m
 
 
@@ -167,3 +187,163 @@ def lowest_bit(x, window=None):
     with np.errstate(divide="ignore"):
         tz = np.where(m == 0, -np.inf, np.log2(np.maximum(low, 1)))
     return _float(exp - 53 + tz)
+
+
+# --- Part V: counts ---------------------------------------------------------------------------------
+
+
+def _geometric_peer(mech):
+    return _peer(mech, "Geometric")
+
+
+def geometric_scale(mech):
+    """The discrete Laplace scale ``b`` of a diffprivlib geometric mechanism: ``Δ/ε``.
+
+    diffprivlib's ``Geometric(epsilon=ε, sensitivity=Δ)`` uses the ratio ``α = exp(-ε/Δ)`` (its
+    ``_scale`` attribute holds ``-ε/Δ``, the log of the ratio, not a scale), so in dpbook's terms
+    ``b = Δ/ε`` and ``α = e^{-1/b}``.
+    """
+    _geometric_peer(mech)
+    return float(mech.sensitivity / mech.epsilon)
+
+
+def geometric_counterpart(mech):
+    """The dpbook family with the law of diffprivlib's geometric mechanism ``mech``.
+
+    ``Geometric`` -> :class:`~dpbook.DiscreteLaplace`, ``GeometricTruncated`` (values outside the
+    bounds are mapped to the nearest bound) -> :class:`~dpbook.DiscreteBIT`, both at
+    :func:`geometric_scale`.  ``GeometricFolded`` (reflection) has no dpbook family: ``ValueError``
+    (its law: :func:`folded_law`).
+    """
+    from dpbook import DiscreteBIT, DiscreteLaplace
+
+    m = _geometric_peer(mech)
+    b = geometric_scale(mech)
+    if isinstance(mech, m.GeometricTruncated):
+        return DiscreteBIT(b, lower=mech.lower, upper=mech.upper)
+    if type(mech) is m.Geometric:
+        return DiscreteLaplace(b)
+    raise ValueError(f"mech has no dpbook counterpart: {type(mech).__name__}")
+
+
+def geometric_answer(mech, name, q):
+    """diffprivlib's own ``mech.<name>(q)`` for one integer ``q``: a float, or the name of the
+    exception it raises (``GeometricTruncated`` and ``GeometricFolded`` raise
+    ``NotImplementedError`` for ``bias`` and ``variance``)."""
+    _geometric_peer(mech)
+    if name not in ("bias", "variance"):
+        raise ValueError(f"name must be 'bias' or 'variance', got {name!r}")
+    q = check.count("q", q, -(2**62))
+    try:
+        return float(getattr(mech, name)(q))
+    except NotImplementedError as err:
+        return type(err).__name__
+
+
+def geometric_sample(mech, q, size):
+    """``size`` releases of the integer ``q`` by diffprivlib's own ``mech.randomise``, as int64.
+
+    diffprivlib draws the geometric noise from a float uniform through ``log`` (not exactly);
+    seed the mechanism (``random_state=``) for reproducible draws.
+    """
+    _geometric_peer(mech)
+    q = check.count("q", q, -(2**62))
+    n = check.size(size)
+    if not isinstance(n, int):
+        raise ValueError(f"size must be an int >= 0, got {size!r}")
+    return np.fromiter((mech.randomise(q) for _ in range(n)), dtype=np.int64, count=n)
+
+
+def _fold(x2, lo2, hi2):
+    """diffprivlib's ``_fold`` on doubled integer coordinates: reflect into ``[lo2, hi2]`` (exact)."""
+    x2 = np.array(x2, dtype=np.int64)
+    while True:
+        below, above = x2 < lo2, x2 > hi2
+        if not (below.any() or above.any()):
+            return x2
+        x2 = np.where(below, 2 * lo2 - x2, np.where(above, 2 * hi2 - x2, x2))
+
+
+def folded_law(scale, q, lower, upper, *, tail=45.0):
+    """The law of diffprivlib's ``GeometricFolded``: ``q + K`` reflected into ``[lower, upper]``.
+
+    Brute force: the discrete Laplace masses of dpbook (:meth:`dpbook.DiscreteLaplace.pmf`) on
+    ``q + k`` for ``|k| <= T``, ``T = ⌈tail · b⌉``, moved by diffprivlib's fold (``x < lower`` ->
+    ``2 lower - x``, ``x > upper`` -> ``2 upper - x``, repeated; bounds integer or half-integer)
+    and summed per output.  The mass left out, ``2 α^{T+1}/(1 + α) <= 2 e^{-tail}``, is returned.
+
+    Returns
+    -------
+    support : ndarray of int64
+    pmf : ndarray of float
+    cut : float
+        The probability of the noise values not summed (the error bound of every mass).
+    """
+    from dpbook import DiscreteLaplace
+
+    b = check.positive("scale", scale)
+    q = check.count("q", q, -(2**40))
+    lo2, hi2 = 2 * float(lower), 2 * float(upper)
+    if not (lo2 == round(lo2) and hi2 == round(hi2) and lo2 <= hi2):
+        raise ValueError(f"lower and upper must be integers or half-integers with lower <= upper, "
+                         f"got lower={lower!r}, upper={upper!r}")
+    t = int(math.ceil(tail * b))
+    if t > 10**7:
+        raise ValueError(f"scale must be small enough for brute force (tail * scale <= 1e7), got {scale!r}")
+    k = np.arange(q - t, q + t + 1, dtype=np.int64)
+    law = DiscreteLaplace(b)
+    mass = np.asarray(law.pmf(k, q), dtype=float)
+    out2 = _fold(2 * k, int(lo2), int(hi2))
+    support2, inverse = np.unique(out2, return_inverse=True)
+    pmf = np.bincount(inverse, weights=mass)
+    alpha = math.exp(-1.0 / b)
+    cut = 2 * alpha ** (t + 1) / (1 + alpha)
+    return (support2 // 2).astype(np.int64), pmf, cut
+
+
+def opendp_count_release(counts, scale):
+    """Release a vector of integer counts with OpenDP's integer Laplace measurement at ``scale``.
+
+    ``vector_domain(atom_domain(T=int)), l1_distance(T=int) >> then_laplace(scale)`` (OpenDP >=
+    0.12, feature ``contrib``): exact discrete Laplace noise, ``P(K = k) ∝ exp(-|k|/scale)``, drawn
+    from the operating system's cryptographically secure source (so it cannot be seeded).
+    """
+    import opendp.prelude as dp
+
+    b = check.positive("scale", scale)
+    counts = np.asarray(counts)
+    if counts.ndim != 1 or not np.issubdtype(counts.dtype, np.integer):
+        raise ValueError(f"counts must be a 1-d array of integers, got {counts!r}")
+    dp.enable_features("contrib")
+    meas = (dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int)) >> dp.m.then_laplace(
+        scale=b
+    )
+    return np.asarray(meas(counts.tolist()), dtype=np.int64)
+
+
+def two_sample_chi2(x, y, *, min_count=10):
+    """χ² test that two samples of integers come from one law: ``(statistic, dof, p-value)``.
+
+    The values seen fewer than ``min_count`` times in the pooled sample are pooled into one bin;
+    the 2 × K table of counts is tested for homogeneity (:func:`scipy.stats.chi2_contingency`).
+    """
+    from scipy import stats
+
+    x = np.asarray(x).ravel()
+    y = np.asarray(y).ravel()
+    if x.size == 0 or y.size == 0:
+        raise ValueError(f"x and y must be non-empty, got sizes {x.size} and {y.size}")
+    values, pooled = np.unique(np.concatenate([x, y]), return_counts=True)
+    common = values[pooled >= min_count]
+    table = []
+    for s in (x, y):
+        per = np.searchsorted(common, s)
+        hit = (per < common.size) & (common[np.minimum(per, common.size - 1)] == s)
+        row = np.bincount(per[hit], minlength=common.size).tolist() + [int(np.count_nonzero(~hit))]
+        table.append(row)
+    table = np.array(table)
+    table = table[:, table.sum(axis=0) > 0]
+    if table.shape[1] < 2:
+        return 0.0, 0, 1.0
+    res = stats.chi2_contingency(table, correction=False)
+    return float(res.statistic), int(res.dof), float(res.pvalue)

@@ -202,3 +202,132 @@ def test_draw_lowest_bits():
     fig = draw_lowest_bits(q1=0.0, q2=0.5, scale=2.0, draws=20_000)
     assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 16
     plt.close(fig)
+
+
+# --- Part V: counts (the geometric mechanisms of diffprivlib and OpenDP) --------------------------------
+
+
+def test_geometric_scales_and_counterparts():
+    g = dpl.Geometric(epsilon=0.5, sensitivity=2)
+    assert peers.geometric_scale(g) == 4.0
+    ours = peers.geometric_counterpart(g)
+    assert type(ours) is dpbook.DiscreteLaplace and ours.scale == 4.0
+    t = dpl.GeometricTruncated(epsilon=2.0, sensitivity=1, lower=0, upper=7)
+    ours = peers.geometric_counterpart(t)
+    assert isinstance(ours, dpbook.DiscreteBIT) and (ours.scale, ours.lower, ours.upper) == (0.5, 0, 7)
+    with pytest.raises(ValueError, match="mech"):
+        peers.geometric_counterpart(dpl.GeometricFolded(epsilon=1.0, lower=0, upper=3))
+    with pytest.raises(ValueError, match="mech"):
+        peers.geometric_scale(dpl.Laplace(epsilon=1.0, sensitivity=1.0))
+    with pytest.raises(ValueError, match="name"):
+        peers.geometric_answer(g, "mse", 0)
+
+
+@pytest.mark.parametrize("eps", [2.0, 1.0, 0.1, 1e-3])
+def test_diffprivlib_geometric_variance_against_brute_force(eps):
+    """The unbounded Geometric's bias (0) and variance agree with dpbook and a brute-force sum."""
+    g = dpl.Geometric(epsilon=eps, sensitivity=1)
+    ours = peers.geometric_counterpart(g)
+    b = 1 / eps
+    k = np.arange(1, int(45 * b) + 2, dtype=float)
+    brute = 2 * float(np.sum(k**2 * ours.pmf(k, 0)))  # Σ k² P(K = k), symmetric
+    assert math.isclose(ours.variance(0), brute, rel_tol=1e-12)
+    assert math.isclose(peers.geometric_answer(g, "variance", 0), brute, rel_tol=1e-9)
+    assert peers.geometric_answer(g, "bias", 5) == 0.0 == ours.bias(5)
+
+
+def test_diffprivlib_geometric_variance_loses_digits_for_small_epsilon():
+    """diffprivlib's variance forms 1 - exp(-ε) and cancels; dpbook's is exact (50-digit decimal)."""
+    import decimal
+
+    ctx = decimal.Context(prec=50)
+    errs = {}
+    for eps in (1e-9, 1e-12):
+        a = ctx.exp(decimal.Decimal(-eps))
+        exact = ctx.divide(2 * a, ctx.power(1 - a, 2))
+        theirs = peers.geometric_answer(dpl.Geometric(epsilon=eps, sensitivity=1), "variance", 0)
+        ours = dpbook.DiscreteLaplace(1 / eps).variance(0)
+        assert abs(decimal.Decimal(ours) / exact - 1) < 1e-14
+        errs[eps] = float(abs(decimal.Decimal(theirs) / exact - 1))
+    assert errs[1e-9] > 1e-9 and errs[1e-12] > 1e-6  # digits lost to cancellation
+
+
+def test_bounded_geometrics_do_not_implement_bias_or_variance():
+    for cls in (dpl.GeometricTruncated, dpl.GeometricFolded):
+        m = cls(epsilon=1.0, lower=0, upper=5)
+        assert peers.geometric_answer(m, "bias", 2) == "NotImplementedError"
+        assert peers.geometric_answer(m, "variance", 2) == "NotImplementedError"
+
+
+@pytest.mark.parametrize("lower, upper, q", [(0, 5, 1), (0, 5, 0), (-0.5, 4.5, 1), (0, 2, 7)])
+def test_folded_law_is_diffprivlibs_own_fold_of_the_pmf(lower, upper, q):
+    """folded_law sums dpbook's pmf over diffprivlib's own ``_fold`` of every k (independent loop)."""
+    f = dpl.GeometricFolded(epsilon=0.7, lower=lower, upper=upper)
+    b = peers.geometric_scale(f)
+    support, pmf, cut = peers.folded_law(b, q, lower, upper)
+    assert cut < 1e-18 and abs(pmf.sum() - 1) < 1e-12
+    t = int(45 * b) + 1
+    brute = {}
+    lap = dpbook.DiscreteLaplace(b)
+    for k in range(q - t, q + t + 1):
+        out = int(np.round(f._fold(k)))
+        brute[out] = brute.get(out, 0.0) + float(lap.pmf(k, q))
+    assert sorted(brute) == support.tolist()
+    assert np.allclose([brute[s] for s in support.tolist()], pmf, rtol=1e-12, atol=1e-300)
+    assert support.min() >= math.ceil(lower) and support.max() <= math.floor(upper)
+
+
+@pytest.mark.parametrize("cls, q", [("GeometricTruncated", 1), ("GeometricTruncated", 9),
+                                    ("GeometricFolded", 1), ("GeometricFolded", 0)])
+def test_diffprivlib_bounded_geometric_samplers_follow_dpbooks_exact_law(cls, q):
+    """Their samplers' mean and variance match dpbook's exact values at 5 standard errors, and their
+    draws pass a χ² goodness-of-fit test against the exact pmf."""
+    m = getattr(dpl, cls)(epsilon=0.5, lower=0, upper=10, random_state=3)
+    x = peers.geometric_sample(m, q, 40_000 if cls == "GeometricTruncated" else 10_000)  # folding is slow
+    b = peers.geometric_scale(m)
+    if cls == "GeometricTruncated":
+        law = peers.geometric_counterpart(m)
+        support = np.arange(0, 11)
+        pmf = np.asarray(law.pmf(support, q))
+        mean, var = q + law.bias(q), law.variance(q)
+    else:
+        support, pmf, _ = peers.folded_law(b, q, 0, 10)
+        mean = float(np.sum(support * pmf))
+        var = float(np.sum((support - mean) ** 2 * pmf))
+    assert abs(x.mean() - mean) < 5 * math.sqrt(var / x.size)
+    fourth = float(np.sum((support - mean) ** 4 * pmf))
+    assert abs(x.var() - var) < 5 * math.sqrt((fourth - var**2) / x.size)
+    observed = np.array([np.count_nonzero(x == s) for s in support])
+    assert observed.sum() == x.size
+    keep = pmf * x.size >= 5
+    expected = pmf * x.size
+    obs = np.r_[observed[keep], observed[~keep].sum()]
+    exp = np.r_[expected[keep], expected[~keep].sum()]
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 1e-4
+
+
+def test_opendp_and_dpbook_draw_the_same_law():
+    """A two-sample χ² test between OpenDP's integer Laplace and dpbook's exact sampler."""
+    pytest.importorskip("opendp")
+    b = 2.5
+    theirs = peers.opendp_count_release(np.zeros(60_000, dtype=np.int64), b)
+    assert theirs.dtype == np.int64
+    ours = dpbook.discrete_laplace_noise(b, 60_000, rng=20)
+    _, dof, p = peers.two_sample_chi2(theirs, ours)
+    assert dof > 10 and p > 1e-4
+    # the same test rejects a scale 10% off (it can fail)
+    _, _, p_off = peers.two_sample_chi2(theirs, dpbook.discrete_laplace_noise(1.1 * b, 60_000, rng=21))
+    assert p_off < 1e-4
+
+
+def test_count_helpers_bad_input():
+    with pytest.raises(ValueError, match="counts"):
+        peers.opendp_count_release([0.5, 1.0], 1.0)
+    with pytest.raises(ValueError, match="scale"):
+        peers.opendp_count_release(np.zeros(3, dtype=np.int64), -1.0)
+    with pytest.raises(ValueError, match="lower"):
+        peers.folded_law(1.0, 0, 0.25, 3)
+    with pytest.raises(ValueError, match="x and y"):
+        peers.two_sample_chi2([], [1, 2])
