@@ -12,6 +12,9 @@ after the end in the same markdown cells is kept), and any self-contained ``{sol
 Each removed solution is replaced by one code cell that invites the student's answer and, when the
 exercise has a registered numeric answer, shows how to check it with :func:`dpbook_book.classroom.check`.
 Every output and execution count is cleared.
+
+It needs nbformat, declared in the ``book`` extra (``pip install "dpbook[book]"``) and pinned in
+``requirements.txt``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ import re
 import sys
 from pathlib import Path
 
-import nbformat
+try:
+    import nbformat
+except ImportError as err:  # pragma: no cover - the message is the point
+    raise ImportError('tools/student_edition.py needs nbformat: pip install "dpbook[book]" '
+                      "(or pip install -r requirements.txt)") from err
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +56,7 @@ def _answer_cell(label):
 
     text = f"# Your answer to exercise {label} here."
     if label in classroom.ANSWERS:
-        expects = classroom.ANSWERS[label].expects
+        expects = classroom.ANSWERS[label].describe()
         text += (f"\n# It has a numeric answer ({expects}); check yours without seeing it:\n"
                  f"# from dpbook_book.classroom import check\n# check({label!r}, your_answer)")
     return nbformat.v4.new_code_cell(text, metadata={"tags": ["student-answer"]}, id=f"answer-{label}"[:64])
