@@ -9,9 +9,12 @@ relative to the repository (``book/part1/ch02_bounded.ipynb`` -> ``DIR/book/part
 A solution is everything from a ``{solution-start}`` directive to the matching ``{solution-end}``
 directive (both removed, with every cell and every line between them; text before the start and
 after the end in the same markdown cells is kept), and any self-contained ``{solution}`` directive.
-Each removed solution is replaced by one code cell that invites the student's answer and, when the
-exercise has a registered numeric answer, shows how to check it with :func:`dpbook_book.classroom.check`.
-Every output and execution count is cleared.
+Each removed solution is replaced by one code cell that invites the student's answer.  For an
+exercise with a numeric answer (its solution records it with :func:`dpbook_book.exercises.answer`)
+the cell assigns it to the variable that the chapter's otter-grader assignment
+(``tools/assignments.py``) grades, ``chNN_ex_name = ...``: the student edition and the assignments
+are read from the same chapters by the same parser (:mod:`dpbook_book.exercises`).  Every output and
+execution count is cleared.
 
 It needs nbformat, declared in the ``book`` extra (``pip install "dpbook[book]"``) and pinned in
 ``requirements.txt``.
@@ -20,7 +23,6 @@ It needs nbformat, declared in the ``book`` extra (``pip install "dpbook[book]"`
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
@@ -32,33 +34,15 @@ except ImportError as err:  # pragma: no cover - the message is the point
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: the opening line of a MyST directive: a fence of 3+ backticks or colons, then ``{name}`` and its argument
-_OPEN = re.compile(r"^\s*(?P<fence>`{3,}|:{3,})\{(?P<name>[A-Za-z0-9_:-]+)\}\s*(?P<arg>.*?)\s*$")
+from dpbook_book.exercises import OPEN as _OPEN, chapter_exercises, directive_end as _directive_end, solution_step, variable_name
 
 
-def _closes(line, fence):
-    """Whether ``line`` closes a directive opened with ``fence`` (the same character, at least as long)."""
-    s = line.strip()
-    return len(s) >= len(fence) and set(s) == {fence[0]}
-
-
-def _directive_end(lines, i, fence):
-    """Index just past the closing fence of the directive opened at ``lines[i]`` with ``fence``."""
-    for j in range(i + 1, len(lines)):
-        if _closes(lines[j], fence):
-            return j + 1
-    return len(lines)
-
-
-def _answer_cell(label):
+def _answer_cell(label, numeric=False):
     """The cell that replaces a solution."""
-    from dpbook_book import classroom
-
     text = f"# Your answer to exercise {label} here."
-    if label in classroom.ANSWERS:
-        expects = classroom.ANSWERS[label].describe()
-        text += (f"\n# It has a numeric answer ({expects}); check yours without seeing it:\n"
-                 f"# from dpbook_book.classroom import check\n# check({label!r}, your_answer)")
+    if numeric:
+        text += (f"\n# It has a numeric answer, in the order the exercise asks for; the chapter's assignment\n"
+                 f"# (tools/assignments.py) grades it as question {label}:\n{variable_name(label)} = ...")
     return nbformat.v4.new_code_cell(text, metadata={"tags": ["student-answer"]}, id=f"answer-{label}"[:64])
 
 
@@ -73,8 +57,10 @@ def _fresh(cell, lines):
     return new
 
 
-def student_notebook(nb):
+def student_notebook(nb, numeric=()):
     """The student version of the notebook ``nb`` (a new object; ``nb`` is not changed).
+
+    ``numeric`` holds the labels of the exercises with a numeric answer.
 
     Returns
     -------
@@ -92,14 +78,11 @@ def student_notebook(nb):
         lines = cell.source.splitlines()
         kept, i = [], 0
         while i < len(lines):
-            m = _OPEN.match(lines[i])
             if inside is not None:
-                if m and m["name"] == "solution-end":
-                    inside = None
-                    i = _directive_end(lines, i, m["fence"])
-                else:
-                    i += 1
+                still, i = solution_step(lines, i)
+                inside = inside if still else None
                 continue
+            m = _OPEN.match(lines[i])
             if m and m["name"] in ("solution-start", "solution"):
                 label = m["arg"].split()[0] if m["arg"] else f"solution-{len(labels) + 1}"
                 before = _fresh(cell, kept)
@@ -107,7 +90,7 @@ def student_notebook(nb):
                     cells.append(before)
                 kept = []
                 labels.append(label)
-                cells.append(_answer_cell(label))
+                cells.append(_answer_cell(label, label in numeric))
                 end = _directive_end(lines, i, m["fence"])
                 if m["name"] == "solution-start":
                     inside = label
@@ -149,7 +132,8 @@ def write_student_edition(notebooks, out_dir, root=ROOT):
         except ValueError:
             rel = Path(src.name)
         nb = nbformat.read(src, as_version=4)
-        student, labels = student_notebook(nb)
+        numeric = {ex.label for ex in chapter_exercises(src) if ex.numeric}
+        student, labels = student_notebook(nb, numeric)
         dest = out_dir / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(student, dest)
