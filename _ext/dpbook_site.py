@@ -1,6 +1,6 @@
 """Sphinx extension that makes the built book self-contained and launchable.
 
-Two jobs, both done inside ``jupyter-book build .`` so that the plain build command produces the
+Three jobs, all done inside ``jupyter-book build .`` so that the plain build command produces the
 published site:
 
 1. **Offline assets.**  MathJax 3 and the ipywidgets HTML manager (its self-contained ``embed.js``,
@@ -17,6 +17,13 @@ published site:
    wheel and a JupyterLite site is built into ``_build/html/lite/`` with the book's notebooks as
    contents and the wheel in its piplite index, so ``%pip install dpbook`` works in the browser.
    The "JupyterLite" launch button of each chapter is rewritten to a page-relative link into it.
+
+3. **Execution cache.**  ``execute_notebooks: cache`` keeps each chapter's outputs in
+   ``<build dir>/.jupyter_cache/<hash of the library and requirements.txt>``, so a changed library
+   executes every chapter again and the PDF build reuses the HTML build's outputs.
+
+Neither of the first two runs for another builder (the print edition's LaTeX), which gets its own
+fixes (numbering as on the site, "Solution to Exercise N.M", proofs, the bibliography in place).
 
 Configuration (``sphinx: config:`` in ``_config.yml``):
 
@@ -584,11 +591,210 @@ def on_doctree_resolved(app, doctree, docname):
         )
 
 
+#: the code whose change re-executes every chapter (``execute_notebooks: cache``): the packages' modules
+#: and the pinned requirements, relative to the book's root
+LIBRARY_PACKAGES = ("dpbook", "dpbook_book")
+LIBRARY_FILES = ("requirements.txt",)
+
+
+def library_hash(root, packages=LIBRARY_PACKAGES, files=LIBRARY_FILES) -> str:
+    """A short sha256 of every ``*.py`` under ``packages`` and of ``files`` (names and contents).
+
+    The notebooks' execution cache lives in a folder named after it, so a changed library (or
+    requirement) finds an empty cache and every chapter executes again; jupyter-cache itself only
+    keys a notebook on its own code cells.
+    """
+    root = Path(root)
+    paths = sorted(p for package in packages for p in (root / package).rglob("*.py")
+                   if "__pycache__" not in p.parts)
+    paths += [root / f for f in files if (root / f).is_file()]
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def on_config_inited(app, config):
+    """Key the execution cache on the library: ``<build dir>/.jupyter_cache/<library_hash>``.
+
+    Runs before myst-nb reads ``nb_execution_cache_path`` (on ``builder-inited``); every builder of
+    one ``--path-output`` (html, then pdflatex) shares the folder, so the PDF build reuses the
+    outputs of the HTML build instead of executing the notebooks again.  An explicit
+    ``execute: cache:`` path in ``_config.yml`` is kept as the parent folder.
+    """
+    base = config.nb_execution_cache_path or Path(app.outdir).resolve().parent / ".jupyter_cache"
+    path = Path(base) / library_hash(app.confdir)
+    config.nb_execution_cache_path = str(path)
+    logger.info(f"[dpbook_site] notebook execution cache keyed on the library: {path}")
+
+
+def on_latex_builder_inited(app):
+    """Number the print edition's boxes as the site does: ``Theorem 2.1``, not ``Theorem 2.3.1``.
+
+    sphinx-jupyterbook-latex sets ``numfig_secnum_depth = 2`` for a book with parts (it counts the
+    part as a level), which is right for what LaTeX numbers itself (figures and equations, reset at
+    each chapter) but makes the numbers Sphinx assigns — the theorem-like and exercise boxes and
+    their references, from ``env.toc_fignumbers`` — chapter.section.n.  They are assigned at depth 1
+    (as for the HTML), and the writer gets depth 2 back afterwards (:func:`on_env_get_updated`).
+    """
+    if app.builder.format == "latex" and app.config.numfig_secnum_depth == 2:
+        app.config.numfig_secnum_depth = 1
+        app.env.dpbook_latex_secnum_depth = 2
+
+
+def on_env_get_updated(app, env):
+    """After Sphinx's toctree collector has numbered the boxes (``env-get-updated``, priority 500)."""
+    depth = getattr(env, "dpbook_latex_secnum_depth", None)
+    if depth is not None and app.builder.format == "latex":
+        app.config.numfig_secnum_depth = depth
+        del env.dpbook_latex_secnum_depth
+    return []
+
+
+def _print_solution_titles():
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class PrintSolutionTitles(SphinxPostTransform):
+        """In the print edition, title each solution "Solution to Exercise N.M" (the page's says "Solution").
+
+        On the page a solution is a collapsed dropdown right under its exercise; in print it is a box
+        after it, so it names the exercise it solves, with the exercise's number.
+        """
+
+        default_priority = 25  # after sphinx-exercise's ResolveTitlesInSolutions (21)
+        formats = ("latex",)
+
+        def run(self):
+            from docutils import nodes
+            from sphinx_exercise.nodes import solution_node
+
+            registry = getattr(self.env, "sphinx_exercise_registry", {}) or {}
+            for node in self.document.findall(solution_node):
+                entry = registry.get(node.get("target_label"))
+                if not entry or not node.children or not isinstance(node.children[0], nodes.title):
+                    continue
+                exercise = entry["node"]
+                ids = exercise.get("ids") or [""]
+                number = self.env.toc_fignumbers.get(entry["docname"], {}).get("exercise", {}).get(ids[0])
+                if not number:
+                    continue
+                title = node.children[0]
+                title.children = []
+                title += nodes.Text(f"Solution to Exercise {'.'.join(map(str, number))}")
+
+    return PrintSolutionTitles
+
+
+def _print_proofs():
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class PrintProofs(SphinxPostTransform):
+        """In the print edition, a proof is plain text ("Proof. ..."), not a box with an empty title bar.
+
+        sphinx-proof writes a proof as an admonition without a title, which LaTeX's admonition
+        environment would show as an empty coloured title above the box.
+        """
+
+        default_priority = 25
+        formats = ("latex",)
+
+        def run(self):
+            from docutils import nodes
+
+            for node in list(self.document.findall(nodes.admonition)):
+                if "proof" in node["classes"] and not any(isinstance(c, nodes.title) for c in node.children):
+                    node.replace_self(nodes.container("", *node.children, classes=["proof"]))
+
+    return PrintProofs
+
+
+def _print_part_titles():
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class PrintPartTitles(SphinxPostTransform):
+        """In the print edition, a part's title drops its "Part I: " (LaTeX prints "Part I" above it).
+
+        sphinx-jupyterbook-latex makes each captioned toctree of ``_toc.yml`` a LaTeX ``\\part`` titled
+        by the caption, which on the site must say which part it is.
+        """
+
+        default_priority = 710  # after sphinx-jupyterbook-latex made the parts (700)
+        formats = ("latex",)
+
+        def run(self):
+            from docutils import nodes
+            from sphinx import addnodes
+
+            for start in self.document.findall(addnodes.start_of_file):
+                section = start.children[0] if start.children else None
+                if not isinstance(section, nodes.section) or section.get("docname") != start.get("docname"):
+                    continue
+                title = section.children[0] if section.children else None
+                if isinstance(title, nodes.title):
+                    text = title.astext()
+                    short = re.sub(r"^Part [IVXLC]+:\s*", "", text)
+                    if short and short != text:
+                        title.children = []
+                        title += nodes.Text(short)
+
+    return PrintPartTitles
+
+
+def _print_bibliography():
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class PrintBibliographyInPlace(SphinxPostTransform):
+        """In the print edition, the bibliography is the References chapter (where the site has it).
+
+        Sphinx's LaTeX writer gathers every citation into a "Bibliography" chapter at the very end
+        (its ``BibliographyTransform``), which would leave the References chapter empty.  The gathered
+        list goes back into the chapter holding the ``{bibliography}`` directive (the preamble in
+        ``_config.yml`` makes it start no chapter of its own).
+        """
+
+        default_priority = 760  # after Sphinx's BibliographyTransform (750)
+        formats = ("latex",)
+
+        def run(self):
+            from docutils import nodes
+            from sphinx import addnodes
+            from sphinx.builders.latex.nodes import thebibliography
+
+            bibs = list(self.document.findall(thebibliography))
+            try:
+                docnames = {key.docname for key in self.env.get_domain("cite").bibliographies}
+            except Exception:  # another sphinxcontrib-bibtex: leave Sphinx's layout
+                return
+            if len(bibs) != 1 or len(docnames) != 1:
+                return
+            docname = docnames.pop()
+            title = self.env.titles[docname].astext().lower()
+            for start in self.document.findall(addnodes.start_of_file):
+                if start.get("docname") != docname:
+                    continue
+                for section in start.findall(nodes.section):
+                    # the chapter's own section (the next chapters may be nested in it): right under its title
+                    if title in section["names"] and isinstance(section.children[0], nodes.title):
+                        bibs[0].parent.remove(bibs[0])
+                        section.insert(1, bibs[0])
+                        return
+
+    return PrintBibliographyInPlace
+
+
 def setup(app):
     app.add_config_value("dpbook_offline_packages", None, "html")
     app.add_config_value("dpbook_lite", True, "html")
     encrypt_kernel_transport()
+    app.connect("config-inited", on_config_inited)
     app.connect("builder-inited", on_builder_inited)
+    app.connect("builder-inited", on_latex_builder_inited, priority=900)
+    app.connect("env-get-updated", on_env_get_updated, priority=900)
+    app.add_post_transform(_print_solution_titles())
+    app.add_post_transform(_print_proofs())
+    app.add_post_transform(_print_part_titles())
+    app.add_post_transform(_print_bibliography())
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("html-page-context", on_page_context, priority=600)
     app.connect("build-finished", on_build_finished)

@@ -8,7 +8,8 @@ what belongs to the book rather than to the library:
 ``plotting``       the shared figure style, one colour per mechanism
 ``choosing``       Chapter 13's comparison of every mechanism at the same audited ε
 ``peers``          Part IV's adapters to IBM's diffprivlib, float forensics (imported when used)
-``classroom``      the checker for the exercises' numeric answers
+``exercises``      the exercises read from the chapters; ``answer`` records a solution's value
+``classroom``      the checker for the exercises' numeric answers (never shows the answer)
 ``data``           the worked examples and study settings of the chapters
 =================  ==========================================================================
 

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -48,7 +48,8 @@ DISCRETE = ("DiscreteLaplace", "DiscreteBIT", "DiscreteTruncated")
 
 def q_grid(mech, n):
     lo, hi = mech.domain
-    lo = lo if np.isfinite(lo) else -3.0
+    # an infinite end: 4 units of the domain next to the finite one ([-3, 1] when both are infinite)
+    lo = lo if np.isfinite(lo) else (min(-3.0, hi - 4.0) if np.isfinite(hi) else -3.0)
     hi = hi if np.isfinite(hi) else lo + 4.0
     q = np.linspace(lo, hi, n)
     if isinstance(mech, dpbook.LogLaplace):
@@ -174,9 +175,12 @@ bounds = st.one_of(
 )
 
 
-@settings(max_examples=5, deadline=None)
+# derandomized: the same cases in every run (a drawn case that fails is added as an @example)
+@settings(max_examples=5, deadline=None, derandomize=True)
 @given(family=st.sampled_from(["BIT", "Truncated", "Normalized"]), scale=st.floats(0.02, 20.0), ends=bounds,
        level=st.sampled_from(LEVELS))
+# a domain (-inf, u) with u < -3: the grid of true values once ran from -3, outside the domain
+@example(family="BIT", scale=1.0, ends=(-math.inf, -4.0), level=0.5)
 def test_coverage_with_drawn_scales_and_bounds(family, scale, ends, level):
     lower, upper = ends
     if family == "Normalized":
