@@ -264,8 +264,10 @@ LITE_SOLUTION_START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}[^\n]*\n(?::[
 LITE_SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*\1[ \t]*$", re.M)
 
 
-def _bib_authors(app) -> dict:
-    """``{key: (author text, year)}`` for the author-year citations, from ``bibtex_bibfiles``."""
+def author_year(bib_path):
+    """``{key: (authors, year)}`` of a BibTeX file, as the book cites in author-year style: "Liu",
+    "McGlinchey and Mason", "Croft et al." (the text of a citation in the JupyterLite lab and in the
+    assignments of ``tools/assignments.py``, where no Sphinx resolves it)."""
     from pybtex.database import parse_file
     from pybtex.richtext import Text
 
@@ -273,17 +275,24 @@ def _bib_authors(app) -> dict:
         return Text.from_latex(latex).render_as("text")
 
     out = {}
+    for key, entry in parse_file(str(bib_path)).entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        last = [plain(" ".join(p.prelast_names + p.last_names)) for p in people]
+        if len(last) > 2:
+            names = f"{last[0]} et al."
+        elif len(last) == 2:
+            names = f"{last[0]} and {last[1]}"
+        else:
+            names = last[0] if last else key
+        out[key] = (names, plain(entry.fields.get("year", "n.d.")))
+    return out
+
+
+def _bib_authors(app) -> dict:
+    """``{key: (author text, year)}`` for the author-year citations, from ``bibtex_bibfiles``."""
+    out = {}
     for bib in getattr(app.config, "bibtex_bibfiles", []) or []:
-        for key, entry in parse_file(Path(app.confdir) / bib).entries.items():
-            people = entry.persons.get("author") or entry.persons.get("editor") or []
-            last = [plain(" ".join(p.prelast_names + p.last_names)) for p in people]
-            if len(last) > 2:
-                names = f"{last[0]} et al."
-            elif len(last) == 2:
-                names = f"{last[0]} and {last[1]}"
-            else:
-                names = last[0] if last else key
-            out[key] = (names, plain(entry.fields.get("year", "n.d.")))
+        out.update(author_year(Path(app.confdir) / bib))
     return out
 
 
@@ -378,6 +387,8 @@ def _lite_contents(app, dest: Path) -> int:
     """
     import nbformat
 
+    from dpbook_book.exercises import solution_events
+
     resolve = LiteText(app)
     n = 0
     for docname in sorted(app.env.found_docs):
@@ -388,6 +399,10 @@ def _lite_contents(app, dest: Path) -> int:
         nb = nbformat.read(src, as_version=4)
         for k, cell in enumerate(nb.cells):
             if cell.cell_type == "markdown":
+                # the solutions' boundaries become words for the reader; the checker reads them here
+                events = solution_events(cell.source)
+                if events:
+                    cell.metadata.setdefault("dpbook", {})["solutions"] = events
                 cell.source = lite_markdown(cell.source, resolve, f"{rel.as_posix()} cell {k}")
         nb.cells.insert(0, nbformat.v4.new_code_cell(LITE_INSTALL_CELL))
         out = dest / rel

@@ -169,10 +169,8 @@ def discrete_pair_loss(desc, q1, q2, window=None, name="mechanism"):
     ndarray
         Shaped like the broadcast of ``q1`` and ``q2``.
     """
-    q1, q2 = check.finite_array("q1", q1), check.finite_array("q2", q2)
-    for label, q in (("q1", q1), ("q2", q2)):
-        if (q != np.floor(q)).any():
-            raise ValueError(f"{label} must be integers for the integer-valued {name}, got {q!r}")
+    why = f" for the integer-valued {name}"
+    q1, q2 = check.integer_array("q1", q1, why=why), check.integer_array("q2", q2, why=why)
     shape = np.broadcast(q1, q2).shape
     q1, q2 = (np.array(v, dtype=float).ravel() for v in np.broadcast_arrays(q1, q2))
     s_lo, s_hi = desc.support

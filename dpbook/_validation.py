@@ -64,6 +64,34 @@ def finite_array(name, value):
     return arr
 
 
+def integer_array(name, value, *, limit=None, why=""):
+    """Return ``value`` as a float array of integers (0-d for scalars), or raise a ``ValueError`` naming ``name``.
+
+    The one home of "this value (array) must hold integers" (true values and releases of the integer-valued
+    families).  NaN and ``±inf`` are refused (:func:`finite_array`), and so is every entry that is not
+    *exactly* an integer: there is no tolerance, so ``3.0000000001`` (or ``3 + 2**-51``) is refused.  A count
+    that went through float arithmetic should be rounded on purpose (``np.rint``) by the caller; the exact
+    audits and the integer sums downstream rely on the values being the integers they claim to be.  Floats
+    with ``|x| >= 2**52`` are all integers; ``limit`` (e.g. ``2.0**52``) refuses entries with ``|x| > limit``.
+    ``why`` is appended to the message (e.g. ``" for the integer-valued DiscreteBIT"``).  Bools are accepted
+    as 0 and 1, as by :func:`finite_array`.
+    """
+    arr = finite_array(name, value)
+    bad = arr != np.floor(arr)
+    if limit is not None:
+        bad |= np.abs(arr) > limit
+    if bad.any():
+        bound = "" if limit is None else f" with |{name}| <= {_number_text(limit)}"
+        raise ValueError(f"{name} must be integers{bound}{why}, got {value!r}")
+    return arr
+
+
+def _number_text(x):
+    """``2**52`` for a power of two (above 1), else ``repr(x)``."""
+    mantissa, exponent = math.frexp(x)
+    return f"2**{exponent - 1}" if mantissa == 0.5 and exponent > 1 else repr(x)
+
+
 def count(name, value, minimum):
     """Return ``value`` as an int, checked to be an integer (not a bool) ``>= minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:

@@ -90,14 +90,6 @@ _EXPECT_POINTS = 20_000_000
 # --- validation ---------------------------------------------------------------------------------
 
 
-def _integers(name, value):
-    """A float array of finite integers (floats above 2**53 are integers), or ValueError naming ``name``."""
-    arr = check.finite_array(name, value)
-    if (arr != np.floor(arr)).any():
-        raise ValueError(f"{name} must be integers, got {value!r}")
-    return arr
-
-
 def _integer_bounds(lower, upper):
     lo = check.extended_real("lower", lower)
     hi = check.extended_real("upper", upper)
@@ -235,7 +227,7 @@ class _Discrete(Mechanism):
         return math.exp(-self._lam)
 
     def _q(self, q):
-        return _integers("q", q)
+        return check.integer_array("q", q)
 
     def _parts(self, q):
         """``(c, A, B, e)``: ``c = clip(q)``, ``A = c - lower``, ``B = upper - c``, ``e = q - c``."""

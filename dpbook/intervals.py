@@ -176,12 +176,6 @@ def _integer_valued(mechanism):
     return bool(getattr(mechanism, "_integer_valued", False))
 
 
-def _integer_releases(x):
-    if (x != np.floor(x)).any() or (np.abs(x) > _INT_LIMIT).any():
-        raise ValueError(f"x must be integer releases with |x| <= 2**52 for an integer-valued family, got {x!r}")
-    return x
-
-
 def _accepts(mechanism, q):
     """Whether the family accepts the true value ``q`` (a domain end may be open, as ``q > 0`` for log-Laplace)."""
     if not np.isfinite(q):
@@ -345,7 +339,7 @@ def _prepare(mechanism, x, level, increasing):
     level = _level(level)
     x = _releases(mechanism, x)
     if _integer_valued(mechanism):
-        x = _integer_releases(x)
+        x = check.integer_array("x", x, limit=_INT_LIMIT, why=" (releases of an integer-valued family)")
     ok, why = is_stochastically_increasing(mechanism)
     asserted = False
     if not ok:

@@ -337,6 +337,12 @@ _TOLERANCES = {
     "dual_feasibility_tolerance": 1e-10,
     "ipm_optimality_tolerance": 1e-12,
 }
+#: the solver and its tolerances, in the order tried (the dual simplex when the interior point fails)
+_ATTEMPTS = (
+    ("highs-ipm", _TOLERANCES),
+    ("highs-ds", {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}),
+    ("highs-ds", {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}),
+)
 
 
 def _dp_constraints(n, epsilon, delta):
@@ -372,8 +378,8 @@ def optimal_count_mechanism(n, epsilon, *, prior, loss, sensitivity=1):
 
     Accuracy: the optimal mechanism has entries as small as about ``e^{-εn}``, and a floating-point
     solver's tolerances are absolute.  While ``εn <= 20`` the optimum agrees with GRS's value to
-    1e-9 (tests/test_optimal_counts.py); for larger ``εn`` it may be off by more, and HiGHS may even
-    fail (a ``RuntimeError``).  ``lower_bound`` and ``violation`` say how far to trust each answer.
+    1e-9 (tests/test_optimal_counts.py); for larger ``εn`` it may be off by more.  Where the interior
+    point fails, HiGHS's dual simplex solves the program instead; if both fail, a ``RuntimeError``.  ``lower_bound`` and ``violation`` say how far to trust each answer.
 
     Parameters
     ----------
@@ -406,8 +412,14 @@ def optimal_count_mechanism(n, epsilon, *, prior, loss, sensitivity=1):
     cost = (p[:, None] * losses).ravel()
     A_ub = _dp_constraints(n, epsilon, delta)
     A_eq = sparse.kron(sparse.eye_array(size), np.ones((1, size)), format="csr")
-    res = optimize.linprog(cost, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq,
-                           b_eq=np.ones(size), bounds=(0, None), method="highs-ipm", options=_TOLERANCES)
+    problem = dict(A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=np.ones(size), bounds=(0, None))
+    # the interior point stalls on some programs, even small ones (a binomial prior, absolute loss,
+    # ε = 0.25, n = 15); HiGHS's dual simplex solves them, at tolerances 1e-10 or else 1e-9, and the
+    # certificate below says how well
+    for method, options in _ATTEMPTS:
+        res = optimize.linprog(cost, method=method, options=options, **problem)
+        if res.status == 0:
+            break
     if res.status != 0:
         raise RuntimeError(f"linprog failed: {res.message}")
     raw = res.x

@@ -141,11 +141,8 @@ class Rounded(Mechanism):
         return (lo, hi)
 
     def _q(self, q):
-        q = self.mechanism._q(q)
-        if (np.asarray(q) != np.floor(q)).any():
-            raise ValueError(f"q must be integers (Rounded releases a count; its audit is over integer true "
-                             f"values), got {q!r}")
-        return q
+        return check.integer_array("q", self.mechanism._q(q),
+                                   why=" (Rounded releases a count; its audit is over integer true values)")
 
     def stochastic_order(self):
         """Rounding is a nondecreasing map, so the base's stochastic order carries over."""

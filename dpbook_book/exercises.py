@@ -224,8 +224,25 @@ def _source(cell):
     return "".join(src) if isinstance(src, list) else src
 
 
+def solution_events(source):
+    """The solution boundaries a markdown cell's text holds, in order: ``["start", label]`` or ``["end"]``.
+
+    The JupyterLite copies of the chapters (``_ext/dpbook_site.py``) write the solutions' boundaries
+    as words for the reader and keep these events in the cell's metadata (``dpbook.solutions``), so
+    the checker finds each solution's code there too.
+    """
+    events = []
+    for line in source.splitlines():
+        m = OPEN.match(line)
+        if m and m["name"] == "solution-start" and m["arg"]:
+            events.append(["start", m["arg"].split()[0]])
+        elif m and m["name"] == "solution-end":
+            events.append(["end"])
+    return events
+
+
 def chapter_exercises(path):
-    """The exercises of the notebook at ``path``, in order of appearance."""
+    """The exercises of the notebook at ``path``, in order of appearance (a chapter or its lite copy)."""
     path = Path(path)
     nb = _read(path)
     found, solutions, order = {}, {}, []
@@ -238,6 +255,12 @@ def chapter_exercises(path):
             continue
         if cell.get("cell_type") != "markdown":
             continue
+        # a lite copy: the boundaries are in the metadata; those that close a solution come first in
+        # the cell (the rest of the text is read outside it), those that open one after its text
+        events = cell.get("metadata", {}).get("dpbook", {}).get("solutions") if not solution_events(src) else None
+        if events:
+            while events and events[0][0] == "end":
+                inside, events = None, events[1:]
         lines = src.splitlines()
         i = 0
         while i < len(lines):
@@ -267,6 +290,10 @@ def chapter_exercises(path):
                 i = directive_end(lines, i, m["fence"])
                 continue
             i += 1
+        for event in events or ():
+            inside = event[1] if event[0] == "start" else None
+            if inside is not None:
+                solutions.setdefault(inside, [])
     if inside is not None:
         raise ValueError(f"solution {inside!r} in {path} has a {{solution-start}} but no {{solution-end}}")
     out = []
@@ -334,22 +361,25 @@ def variable_name(label):
 
 @contextlib.contextmanager
 def _quiet():
-    """Nothing a solution prints, displays or plots reaches the caller's output."""
+    """Nothing a solution prints, displays or plots reaches the caller's output, and the figure style
+    its set-up cells choose (``use_style()``) does not outlive it."""
     try:
         from IPython.utils.capture import capture_output
     except ImportError:  # pragma: no cover - IPython comes with the book's requirements
         capture = contextlib.nullcontext()
     else:
         capture = capture_output(display=True)
-    plt = None
+    plt, style = None, contextlib.nullcontext()
     try:
+        import matplotlib
         import matplotlib.pyplot as plt
 
         before = set(plt.get_fignums())
+        style = matplotlib.rc_context()
     except ImportError:  # pragma: no cover
         before = set()
     try:
-        with capture, contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with style, capture, contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             yield
     finally:
         if plt is not None:

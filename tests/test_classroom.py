@@ -181,7 +181,8 @@ def _exercise(label, solution, statement="Compute it."):
 
 def test_compute_runs_setup_and_solution_quietly(tmp_path, capsys):
     book = _chapter(tmp_path, [
-        md("# 99. Test"), code("SHOULD_NOT_RUN = 1 / 0"), _setup(), code("k = 3", metadata={"tags": [exercises.SETUP_TAG]}),
+        md("# 99. Test"), code("SHOULD_NOT_RUN = 1 / 0"), _setup(),
+        code("import matplotlib\nmatplotlib.rcParams['lines.linewidth'] = 7.5\nk = 3", metadata={"tags": [exercises.SETUP_TAG]}),
         *_exercise("ch99-ex-a", "v = [np.sqrt(k), 2.0 * k]\nprint('PRINTED', v)\n"
                                 "answer('ch99-ex-a', v, rel_tol=1e-3, expects=('root', 'double'))"),
         *_exercise("ch99-ex-prose", "print('no number here')"),
@@ -190,7 +191,11 @@ def test_compute_runs_setup_and_solution_quietly(tmp_path, capsys):
     assert list(found) == ["ch99-ex-a", "ch99-ex-prose"]
     assert found["ch99-ex-a"].numeric and not found["ch99-ex-prose"].numeric
     assert found["ch99-ex-a"].title == "A title" and found["ch99-ex-a"].statement == "Compute it."
+    import matplotlib
+
+    before = matplotlib.rcParams["lines.linewidth"]
     ans = exercises.compute("ch99-ex-a", book)
+    assert matplotlib.rcParams["lines.linewidth"] == before  # the set-up cell's style did not leak out
     assert ans.values == (np.sqrt(3.0), 6.0) and ans.rel_tol == 1e-3 and ans.expects == ("root", "double")
     assert "PRINTED" not in capsys.readouterr().out
     assert "1.73" not in repr(ans) and "6.0" not in repr(ans)  # the value stays out of reprs
@@ -484,3 +489,31 @@ def test_no_answer_in_the_installed_packages_source_docstrings_or_help():
     assert {("dpbook_book.classroom", "help"), ("dpbook.clamping", "source")} <= names
     leaks = _leaks(texts)
     assert not leaks, leaks
+
+
+# --- the JupyterLite copies: the solutions' boundaries are words there, and events in the metadata ----------
+
+
+@pytest.mark.skipif(not BOOK, reason="no book notebooks")
+def test_lite_copies_keep_every_solution_for_the_checker(tmp_path):
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import dpbook_site
+
+    for src in BOOK:
+        nb = nbformat.read(src, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                events = exercises.solution_events(cell.source)
+                if events:
+                    cell.metadata.setdefault("dpbook", {})["solutions"] = events
+                cell.source = dpbook_site.lite_markdown(cell.source, lambda m, where: m.group(2))
+        lite = tmp_path / src.name
+        nbformat.write(nb, lite)
+        assert "{solution-start}" not in lite.read_text()
+        original, copy = exercises.chapter_exercises(src), exercises.chapter_exercises(lite)
+        assert [(e.label, e.solution, e.numeric) for e in copy] == [(e.label, e.solution, e.numeric) for e in original]
+        # without the metadata the copy's solutions are lost: the events are what the checker reads
+        for cell in nb.cells:
+            cell.metadata.pop("dpbook", None)
+        nbformat.write(nb, lite)
+        assert not any(e.numeric for e in exercises.chapter_exercises(lite)) or not any(e.numeric for e in original)

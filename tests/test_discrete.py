@@ -301,3 +301,12 @@ def test_log_tails_far_out():
     m = DiscreteBIT(b, lower=0, upper=10)
     assert m.logpmf(0.0, 1e6) == pytest.approx(-1e6 / b - math.log1p(alpha), rel=1e-15)
     assert m.logcdf(9.0, -1e6) == pytest.approx(math.log1p(-alpha ** (1e6 + 10) / (1 + alpha)), abs=1e-300)
+
+
+def test_true_values_go_through_the_shared_integer_check(monkeypatch):
+    from test_validation import spy_on_integer_array
+    seen = spy_on_integer_array(monkeypatch)
+    m = DiscreteBIT(1.0, lower=0, upper=5)
+    assert 0 < m.mean(2) < 5 and "q" in seen
+    with pytest.raises(ValueError, match=r"^q must be integers, got 3\.0000000001$"):
+        m.mean(3.0000000001)

@@ -231,3 +231,13 @@ def test_pair_loss_refusals():
         dpbook.pair_loss(mech, 0.5, 1)
     with pytest.raises(ValueError, match="q2"):
         dpbook.pair_loss(mech, 0, math.nan)
+
+
+def test_pair_loss_goes_through_the_shared_integer_check(monkeypatch):
+    from test_validation import spy_on_integer_array
+    seen = spy_on_integer_array(monkeypatch)
+    mech = DiscreteBIT(1.0, lower=0, upper=5)
+    assert dpbook.pair_loss(mech, 0, 1) > 0 and {"q1", "q2"} <= set(seen)
+    message = r"^q2 must be integers for the integer-valued DiscreteBIT, got 1\.0000000001$"
+    with pytest.raises(ValueError, match=message):
+        dpbook.pair_loss(mech, 0, 1.0000000001)

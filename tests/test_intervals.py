@@ -553,3 +553,13 @@ def test_count_intervals_refuse_what_cannot_be_done():
     with pytest.raises(ValueError, match="expected_length would sum"):
         big = dpbook.DiscreteLaplace(1e5)
         dpbook.expected_length(big, ci(big, 0.9), 0)
+
+
+def test_count_releases_go_through_the_shared_integer_check(monkeypatch):
+    from test_validation import spy_on_integer_array
+    seen = spy_on_integer_array(monkeypatch)
+    mech = dpbook.DiscreteBIT(1.0, lower=0, upper=10)
+    interval = dpbook.confidence_interval(mech, 3)
+    assert 0 <= interval.low <= 3 <= interval.high <= 10 and "x" in seen
+    with pytest.raises(ValueError, match=r"^x must be integers with \|x\| <= 2\*\*52 \(releases of an integer-valued"):
+        dpbook.confidence_interval(mech, 3.0000000001)

@@ -207,3 +207,18 @@ def test_size_limit_is_the_documented_one():
     assert oc.MAX_UNKNOWNS == 101**2
     with pytest.raises(ValueError, match="n <= 100"):
         dpbook.optimal_count_mechanism(101, 1.0, prior=np.full(102, 1 / 102), loss=dpbook.absolute_loss)
+
+
+# HiGHS's interior-point method stalls on these programs (status 4 or "Not Set"), even at εn = 3.75; the dual
+# simplex solves them (found by sweeping Ch. 19's view over its controls)
+@pytest.mark.parametrize("prior, loss, epsilon, n", [("binomial", "absolute", 0.25, 15), ("binomial", "zero_one", 0.25, 14),
+                                                     ("spike", "absolute", 2.0, 16), ("spike", "squared", 3.0, 12),
+                                                     ("spike", "squared", 3.0, 17), ("spike", "squared", 3.0, 20)])
+def test_programs_the_interior_point_method_cannot_solve(prior, loss, epsilon, n):
+    from dpbook_book.widgets.counts_optimal import count_loss, count_prior
+
+    p, ell = count_prior(prior, n), count_loss(loss)
+    lp = dpbook.optimal_count_mechanism(n, epsilon, prior=p, loss=ell)
+    grs = dpbook.remapped_geometric(n, epsilon, prior=p, loss=ell)
+    assert lp.value == pytest.approx(grs.value, abs=1e-7)
+    assert lp.lower_bound <= grs.value + 1e-12 and lp.value - lp.lower_bound < 1e-6 and lp.violation < 1e-8

@@ -219,3 +219,12 @@ def test_true_values_are_counts():
         with pytest.raises(ValueError, match="q must be integers"):
             r.bias(bad)
     assert r.bias(2.0) == r.bias(np.array(2.0))
+
+
+def test_true_values_go_through_the_shared_integer_check(monkeypatch):
+    from test_validation import spy_on_integer_array
+    seen = spy_on_integer_array(monkeypatch)
+    r = Rounded(BIT(1.0, lower=0.0, upper=5.0))
+    assert 0 <= r.mean(2.0) <= 5 and "q" in seen
+    with pytest.raises(ValueError, match=r"^q must be integers \(Rounded releases a count"):
+        r.mean(3.0000000001)

@@ -27,11 +27,28 @@ def test_losses_are_the_library_functions():
 
 
 def _squares(ax):
-    """(report, count, probability) of each square of a Hinton panel (area = probability / 0.92**2)."""
+    """(report, count, probability) of each square of a Hinton panel (area = probability / 0.92**2).
+
+    The panel is one ``fill_between``: a polygon per row, that is the points along its lower curve
+    (after the start), then along its upper curve backwards.  Each square is four of those points,
+    ``(left, i), (left, bottom), (right, bottom), (right, i)`` below and ``top`` for ``bottom`` above.
+    """
+    (collection,) = ax.collections
     out = []
-    for rect in ax.patches:
-        side = rect.get_width()
-        out.append((rect.get_x() + side / 2, rect.get_y() + rect.get_height() / 2, (side / 0.92) ** 2))
+    for path in collection.get_paths():
+        v = path.vertices
+        k = (len(v) - 3) // 2  # start, the lower curve, end, the upper curve backwards, closing point
+        assert len(v) == 2 * k + 3 and k % 4 == 0
+        lower, upper = v[1:k + 1].reshape(-1, 4, 2), v[k + 2:2 * k + 2][::-1].reshape(-1, 4, 2)
+        assert np.array_equal(lower[:, :, 0], upper[:, :, 0])  # the same x along both curves
+        left, right, mid = lower[:, 0, 0], lower[:, 2, 0], lower[:, 0, 1]
+        bottom, top = lower[:, 1, 1], upper[:, 1, 1]
+        assert np.array_equal(lower[:, 1, 0], left) and np.array_equal(lower[:, 3, 0], right)
+        assert np.array_equal(lower[:, 2, 1], bottom) and np.array_equal(upper[:, 2, 1], top)
+        assert np.all(mid == mid[0]) and np.all(lower[:, 3, 1] == mid) and np.all(upper[:, [0, 3], 1] == mid[0])
+        assert np.all(right[:-1] <= left[1:])  # squares in order along the row, not overlapping
+        assert np.allclose(right - left, top - bottom, rtol=1e-12, atol=1e-14)  # squares
+        out.extend(zip((left + right) / 2, (bottom + top) / 2, ((right - left) / 0.92) ** 2))
     return np.array(out)
 
 
@@ -59,6 +76,19 @@ def test_spike_prior_remaps_every_output_to_the_spike():
     assert np.allclose(shown[:, 2], 1.0)
     assert "0.0000" in fig.axes[2].get_title()
     plt.close(fig)
+
+
+def test_solved_programs_are_cached_bounded_and_read_only():
+    """A live redraw reuses the solved programs; the cache is bounded and no caller can change it."""
+    first = co._solve("uniform", "absolute", 0.75, 7)
+    p, (lp_matrix, lp_value), (grs_matrix, grs_value) = first
+    assert co._solve("uniform", "absolute", 0.75, 7) is first
+    assert co._solve.cache_info().maxsize is not None
+    for a in (p, lp_matrix, grs_matrix):
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = 0.5
+    lp = dpbook.optimal_count_mechanism(7, 0.75, prior=np.full(8, 1 / 8), loss=dpbook.absolute_loss)
+    assert np.array_equal(lp_matrix, lp.matrix) and lp_value == lp.value
 
 
 def test_view_is_registered_with_a_static_grid_within_the_frame_budget():

@@ -114,22 +114,11 @@ def reference_texts(book=BOOK):
 
 def _bib(book=BOOK):
     """``{key: (authors, year)}`` from the book's references.bib (as the site's author-year style)."""
-    from pybtex.database import parse_file
-    from pybtex.richtext import Text
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from dpbook_site import author_year  # the lite lab's citations, written the same way
 
-    def plain(latex):
-        return Text.from_latex(latex).render_as("text")
-
-    out = {}
     bib = Path(book).parent / "references.bib"
-    if not bib.is_file():
-        return out
-    for key, entry in parse_file(bib).entries.items():
-        people = entry.persons.get("author") or entry.persons.get("editor") or []
-        last = [plain(" ".join(p.prelast_names + p.last_names)) for p in people]
-        names = f"{last[0]} et al." if len(last) > 2 else " and ".join(last) if last else key
-        out[key] = (names, plain(entry.fields.get("year", "n.d.")))
-    return out
+    return author_year(bib) if bib.is_file() else {}
 
 
 def plain_references(text, refs, bib, unresolved=None):

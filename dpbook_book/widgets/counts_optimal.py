@@ -54,22 +54,35 @@ def count_loss(kind):
 
 @functools.lru_cache(maxsize=128)
 def _solve(prior, loss, epsilon, n):
-    """The program's optimum and GRS's mechanism for one user (cached: each is a linear program)."""
+    """What a redraw shows for one user: the prior, and ``(matrix, expected loss)`` of the program's
+    optimum and of GRS's mechanism.  Cached (each is a linear program), so its arrays are read-only."""
     p, ell = count_prior(prior, n), count_loss(loss)
     lp = dpbook.optimal_count_mechanism(n, epsilon, prior=p, loss=ell)
     grs = dpbook.remapped_geometric(n, epsilon, prior=p, loss=ell)
-    return p, lp, grs
+    for a in (p, lp.matrix, grs.matrix):
+        a.flags.writeable = False
+    return p, (lp.matrix, lp.value), (grs.matrix, grs.value)
 
 
 def _squares(ax, matrix, color, title):
     """Each entry ``P(report r | count i)`` as a square centred at ``(r, i)`` with area proportional to it.
 
-    (A Hinton diagram, drawn with ``bar`` so that a kept figure updates it in place.)
+    (A Hinton diagram, drawn as one ``fill_between`` so that a redraw builds and draws one artist, not
+    ``(n+1)²`` rectangles, and a kept figure updates it in place.  Each row of squares is one of its
+    polygons: the row's squares in turn, joined along the row's centre line, which has no area.)
     """
     size = matrix.shape[0]
     i, r = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
-    side = 0.92 * np.sqrt(np.clip(matrix, 0.0, 1.0)).ravel()
-    ax.bar(r.ravel(), side, width=side, bottom=i.ravel() - side / 2, color=color, alpha=0.8, lw=0)
+    side = 0.92 * np.sqrt(np.clip(matrix, 0.0, 1.0))
+    left, bottom, mid = r - side / 2, i - side / 2, i.astype(float)
+    right, top = left + side, bottom + side
+
+    def rows(*corners):  # per row: each square's four corners in turn, then a gap before the next row
+        row = np.stack(corners, axis=-1).reshape(size, 4 * size)
+        return np.column_stack([row, row[:, -1]]).ravel()
+
+    ax.fill_between(rows(left, left, right, right), rows(mid, bottom, bottom, mid), rows(mid, top, top, mid),
+                    where=np.tile(np.arange(4 * size + 1) < 4 * size, size), color=color, alpha=0.8, lw=0)
     ax.set_xlim(-0.7, size - 0.3)
     ax.set_ylim(size - 0.3, -0.7)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -89,7 +102,7 @@ def draw_count_optimal(prior="binomial", loss="absolute", epsilon=1.0, n=10):
     Right: the truncated geometric mechanism followed by the user's best remap.  The titles give
     each one's expected loss: equal, as Ghosh, Roughgarden and Sundararajan proved.
     """
-    p, lp, grs = _solve(prior, loss, float(epsilon), int(n))
+    p, (lp_matrix, lp_value), (grs_matrix, grs_value) = _solve(prior, loss, float(epsilon), int(n))
     fig, (ax0, ax1, ax2) = figure(ncols=3, width=7.6, height=3.5,
                                   gridspec_kw={"width_ratios": [1.0, 2.6, 2.6]})
     size = int(n) + 1
@@ -100,8 +113,8 @@ def draw_count_optimal(prior="binomial", loss="absolute", epsilon=1.0, n=10):
     ax0.set_ylabel(r"true count $i$")
     ax0.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax0.set_title(f"prior\n{PRIORS[prior]}", fontsize=9.5)
-    _squares(ax1, lp.matrix, COLORS["laplace"], f"best ε-DP mechanism\nexpected loss {lp.value:.4f}")
-    _squares(ax2, grs.matrix, COLORS["bit"], f"geometric + best remap\nexpected loss {grs.value:.4f}")
+    _squares(ax1, lp_matrix, COLORS["laplace"], f"best ε-DP mechanism\nexpected loss {lp_value:.4f}")
+    _squares(ax2, grs_matrix, COLORS["bit"], f"geometric + best remap\nexpected loss {grs_value:.4f}")
     for ax in (ax1, ax2):
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.tick_params(labelleft=False)

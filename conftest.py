@@ -1,0 +1,13 @@
+"""pytest set-up for the tests, the notebooks and the doctests.
+
+Hypothesis draws the same cases in every run (``derandomize``) and keeps no database of past
+failures: a run is reproducible, and CI cannot fail on a case no earlier run drew.  A case worth
+keeping is written into its test as an ``@example``.  To search afresh, run with
+``--hypothesis-profile=explore``.
+"""
+
+from hypothesis import settings
+
+settings.register_profile("dpbook", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False, database=None)
+settings.load_profile("dpbook")
