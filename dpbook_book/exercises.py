@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Answer", "Exercise", "SETUP_TAG", "answer", "book_exercises", "chapter_exercises", "compute",
-           "find_book", "setup_cells", "variable_name"]
+__all__ = ["Answer", "Exercise", "SETUP_TAG", "answer", "book_exercises", "chapter_exercises", "chapter_notebooks",
+           "compute", "find_book", "setup_cells", "variable_name"]
 
 #: the tag of the code cells that run before a solution when its answer is recomputed
 SETUP_TAG = "exercise-setup"
@@ -332,14 +332,15 @@ def find_book(book=None):
                       "set DPBOOK_BOOK_DIR to the book/ folder of a copy of the book. Tried: " + ", ".join(tried[:6]))
 
 
-def _chapters(book):
+def chapter_notebooks(book):
+    """The chapter notebooks of the book folder ``book`` (``part*/*.ipynb``), in order."""
     return sorted(p for p in Path(book).glob("part*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
 def book_exercises(book=None):
     """Every exercise of the book, by label (in the order of the chapters)."""
     out = {}
-    for path in _chapters(find_book(book)):
+    for path in chapter_notebooks(find_book(book)):
         for ex in chapter_exercises(path):
             if ex.label in out:
                 raise ValueError(f"exercise label {ex.label!r} is used in {out[ex.label].notebook} and {path}")

@@ -79,7 +79,7 @@ def reference_texts(book=BOOK):
     ``(label)=`` gives its heading.
     """
     out = {}
-    for path in sorted(Path(book).glob("part*/*.ipynb")):
+    for path in exercises.chapter_notebooks(book):
         k = chapter_number(path)
         nb = nbformat.read(path, as_version=4)
         out[f"doc:{path.stem}"] = f"Chapter {k}"
@@ -162,13 +162,15 @@ def _solution_cell(ex, var):
         if call is None:
             continue
         lines = cells[k].splitlines()
-        value = ast.get_source_segment(cells[k], call.value.args[1])
+        # the value on one line whatever its layout in the call, and the call gone with the comment
+        # lines just above it (they speak of the call)
+        value = ast.unparse(call.value.args[1])
         before = lines[: call.lineno - 1]
+        while before and before[-1].lstrip().startswith("#"):
+            before.pop()
         after = lines[call.end_lineno:]
         body = "\n\n".join(c.strip("\n") for c in cells[:k]) + ("\n\n" if k else "")
         body += "\n".join(before + after).strip("\n")
-        body = "\n".join(ln for ln in body.splitlines() if "# the answer, for the checker" not in ln)
-        value = " ".join(value.split()) if "\n" in value and not value.lstrip().startswith(("[", "(", "{")) else value
         return (f"# BEGIN SOLUTION NO PROMPT\n{body.strip()}\n# END SOLUTION\n"
                 f"{var} = {value}  # SOLUTION")
     raise ValueError(f"the solution of {ex.label!r} has no answer({ex.label!r}, ...) call")
@@ -208,7 +210,6 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None):
     bib = _bib(book) if bib is None else bib
     nb_src = nbformat.read(chapter, as_version=4)
     title = chapter_title(nb_src)
-    numbers = {label: text for label, text in refs.items() if text.startswith("Exercise ")}
     numeric = [ex for ex in exercises.chapter_exercises(chapter) if ex.numeric]
     if not numeric:
         return None, []
@@ -244,7 +245,7 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None):
         var = exercises.variable_name(ex.label)
         statement = _CHECK_LINE.sub("", ex.statement).strip()
         statement = plain_references(statement, refs, bib, unresolved)
-        heading = numbers.get(ex.label, "Exercise")
+        heading = refs.get(ex.label, "Exercise")
         if ex.title:
             heading += f" ({plain_references(ex.title, refs, bib, unresolved)})"
         n = len(ans.values)
@@ -273,7 +274,7 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None):
 
 def chapters(names=(), book=BOOK):
     """The chapter notebooks named by number (``2``, ``ch02``) or path; all of them with no name."""
-    every = sorted(Path(book).glob("part*/ch*.ipynb"))
+    every = exercises.chapter_notebooks(book)
     if not names:
         return every
     out = []
