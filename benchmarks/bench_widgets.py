@@ -163,8 +163,8 @@ def main(argv=None):
     if args.view:
         views = {k: v for k, v in views.items() if k in args.view}
     if not views:
-        print("no views registered in dpbook_book.widgets")
-        return 0
+        print("no views registered in dpbook_book.widgets (or none of --view): nothing measured, the benchmark fails")
+        return 1
 
     rows, failed, bases = [], [], []
     for name in sorted(views):

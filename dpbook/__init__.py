@@ -1,125 +1,85 @@
 """dpbook: range-adherent Laplace mechanisms for bounded and nonnegative statistics.
 
-The library behind the dpbook textbook.  One module per idea of the book:
+The library behind the dpbook textbook.  Its folders are its layers (each imports only from the ones
+below it):
 
-==================  ==========================================================================
-``laplace``         :class:`Laplace`, the Laplace mechanism
-``mechanism``       :class:`Mechanism`, the interface every mechanism family shares
-``law``             :class:`Law`, the law of one release, shaped like a frozen ``scipy.stats`` law
-``clamping``        :class:`BIT` — Liu Def. 2(b); McGlinchey–Mason (4), (5)
-``truncation``      :class:`Truncated` — Liu Def. 2(a); McGlinchey–Mason (8), Cor. 1
-``postprocessing``  :class:`TranslatedRamp`, :class:`PostProcessed`, α*, the Prop. 5 constant
-``restriction``     :class:`Restricted` and the quantile coupling of McGlinchey–Mason Prop. 6
-``multiplicative``  :class:`LogLaplace` — McGlinchey–Mason §3.1
-``normalization``   :class:`Normalized`, :class:`CroftLaplace` and Croft–Sack–Shi's scales
-``discrete``        counts: :class:`DiscreteLaplace`, :class:`DiscreteBIT`, :class:`DiscreteTruncated`
-``exact_sampling``  :func:`discrete_laplace_noise`, exact integer noise (Canonne–Kamath–Steinke)
-``rounding``        :class:`Rounded`, any release rounded to the nearest integer, audited exactly
-``optimal``         linear programs for the best nonnegative post-processing (real and count), verified
-``optimal_counts``  :func:`optimal_count_mechanism`: GRS's universal optimality checked by LP
-``privacy``         the exact auditor :func:`privacy_loss` and :class:`PrivacyDescription`
-``calibration``     the scale for a privacy target: :func:`laplace_scale`, :func:`truncated_scale`
-``intervals``       exact confidence intervals: :func:`confidence_interval`, :func:`interval_coverage`
-``reporting``       the release card of one release: :func:`release_card`
-``sensitivity``     global sensitivities of bounded-data statistics (Liu's supplement)
-``studies``         Higham's projection, the universal-histogram tree, combining rules
-==================  ==========================================================================
+=====================  =======================================================================
+``_kernels``           private numerics: Laplace tails and piece masses, exact integer sampling,
+                       validation, array helpers
+``mechanism``, ``law``  the contract every family fulfils (:class:`Mechanism`) and the law of one
+                       release (:class:`Law`)
+``audit``              what a family tells the auditor (:class:`PrivacyDescription`,
+                       :class:`DiscreteDescription`) and the search (:func:`privacy_loss`)
+``families``           one module per mechanism family: :class:`Laplace`, :class:`BIT`,
+                       :class:`Truncated`, the ramps, :class:`Restricted`, :class:`LogLaplace`,
+                       :class:`Normalized`, the counts, :class:`Rounded`, the step maps
+``inference``          exact confidence intervals and the release card
+``design``             calibration, sensitivities, least-bias programs, universal optimality
+``consistency``        many releases made consistent: PSD repair, the tree of sums
+=====================  =======================================================================
 
 ``import dpbook`` imports numpy and scipy and nothing else.  The book's own support code (its
-interactive views, figure style, exercise answers, peer-library adapters and worked examples) is the
-separate package :mod:`dpbook_book`, which the core never imports.
+interactive views, figure style, exercise answers, peer-library adapters, Liu's study drivers) is
+the separate package :mod:`dpbook_book`, which the core never imports.
 
 **One public API.**  The names in ``dpbook.__all__`` (listed in the book's API reference) are the
-public interface, all importable from ``dpbook`` directly.  Each mechanism family is a class whose
-vectorized methods (``bias``, ``mean``, ``variance``, ``mse``, ``cdf``, ``sf``, ``ppf``, ``isf``, ``pdf``,
-``pmf``, ``sample``) take the true value ``q``, and whose ``at(q)`` gives the law of one release; the
-closed-form formula functions behind the methods are private (``_bit_mean``, ``_truncated_cdf``, ...).
-Functions that no class duplicates (scales, bounds, the auditor, sensitivities, the studies) are
-public.  Optional parameters are keyword-only; ``rng`` accepts an int seed, a
-``numpy.random.Generator`` or ``None``.
+public interface, all importable from ``dpbook`` directly.  What a mechanism family must and may
+define is stated once, in :class:`dpbook.Mechanism`.  Optional parameters are keyword-only; ``rng``
+accepts an int seed, a ``numpy.random.Generator`` or ``None``.  The modules of the flat layout of
+earlier releases (``dpbook.clamping``, ``dpbook.privacy``, ...) still import, with a
+``DeprecationWarning``, for this release.
 """
 
-from . import (
-    calibration,
-    clamping,
-    intervals,
-    laplace,
-    law,
-    mechanism,
-    multiplicative,
-    normalization,
-    optimal,
-    postprocessing,
-    privacy,
-    reporting,
-    restriction,
-    sensitivity,
-    studies,
-    truncation,
+from . import _legacy
+from ._kernels.exact_sampling import discrete_laplace_noise
+from .audit import (
+    DiscreteDescription,
+    PrivacyDescription,
+    PrivacyReport,
+    describe,
+    pair_loss,
+    privacy_loss,
+    privacy_report,
 )
-from .clamping import BIT
-from .intervals import (
-    ConfidenceInterval,
-    clipped_laplace_interval,
-    confidence_interval,
-    expected_length,
-    interval_coverage,
-    is_stochastically_increasing,
-    laplace_interval,
-    plugin_interval,
-    proportion_coverage,
-    proportion_interval,
-    randomized_interval,
+from .consistency import (
+    consistent_tree,
+    consistent_tree_covariance,
+    nearest_correlation,
+    nearest_psd,
+    nonnegative_tree,
+    tree_levels,
 )
-from .laplace import Laplace
-from .law import Law
-from .mechanism import Mechanism
-from .multiplicative import LogLaplace, log_laplace_moment, relative_bias
-from .normalization import (
-    CroftLaplace,
-    Normalized,
+from .design.calibration import (
     croft_boundary_scale,
     croft_lower_bounds,
     croft_scale,
     croft_table2,
     croft_uniform_scale,
+    laplace_scale,
+    log_laplace_scale,
+    required_epsilon,
+    required_scale,
+    restriction_ramp_bias_ratio,
+    truncated_scale,
 )
-from .optimal import (
-    clamped_sum_bias,
-    CountBiasVerification,
-    CountPostProcessed,
-    LeastCountBias,
-    least_count_bias,
-    optimal_count_postprocessing,
-    optimal_count_threshold_rules,
-    verify_count_bias,
-    BiasVerification,
+from .design.least_bias import (
     MSEVerification,
     OptimalPostProcessing,
-    StepPostProcessed,
     dp_bias_lower_bound,
-    laplace_cell_masses,
     min_bias_postprocessing,
     optimal_postprocessing,
     verify_bias,
     verify_mse,
 )
-from .postprocessing import (
-    BiasCertificate,
-    PostProcessed,
-    TranslatedRamp,
-    bias_lower_bound,
-    optimal_ramp_shift,
-    piecewise_linear_phi,
-    ramp_worst_bias,
-    softplus_phi,
-    translated_ramp_phi,
+from .design.least_count_bias import (
+    LeastCountBias,
+    clamped_sum_bias,
+    least_count_bias,
+    optimal_count_postprocessing,
+    optimal_count_threshold_rules,
+    verify_count_bias,
 )
-from .calibration import laplace_scale, log_laplace_scale, required_epsilon, required_scale, truncated_scale
-from .privacy import PrivacyDescription, PrivacyReport, describe, pair_loss, privacy_loss, privacy_report
-from .reporting import ReleaseCard, release_card
-from .restriction import Restricted, restriction_ramp_bias_ratio
-from .sensitivity import (
+from .design.sensitivity import (
     RELATIONS,
     brute_force_sensitivity,
     budget_split,
@@ -135,29 +95,7 @@ from .sensitivity import (
     variance_sensitivity,
     worst_neighbours,
 )
-from .studies import (
-    bias_rmse,
-    clipped_bivariate_normal,
-    combine_releases,
-    consistent_tree,
-    consistent_tree_covariance,
-    coverage,
-    max_sample_variance,
-    nearest_correlation,
-    nearest_psd,
-    nonnegative_tree,
-    release_all_but_one,
-    release_rescaled,
-    release_tree,
-    sanitize_covariance,
-    simulate_proportions,
-    tree_levels,
-    wald_coverage,
-    wald_interval,
-)
-from .truncation import Truncated
-from .exact_sampling import discrete_laplace_noise
-from .optimal_counts import (
+from .design.universal_optimality import (
     OptimalCountMechanism,
     RemappedGeometric,
     absolute_loss,
@@ -169,15 +107,50 @@ from .optimal_counts import (
     squared_loss,
     zero_one_loss,
 )
-from .discrete import (
+from .families.clamping import BIT
+from .families.count_postprocessing import CountPostProcessed
+from .families.discrete import (
     DiscreteBIT,
     DiscreteLaplace,
     DiscreteTruncated,
     discrete_truncated_epsilon,
     discrete_truncated_scale,
 )
-from ._discrete_audit import DiscreteDescription
-from .rounding import Rounded
+from .families.folded import FoldedLaplace
+from .families.laplace import Laplace
+from .families.multiplicative import LogLaplace, log_laplace_moment, relative_bias
+from .families.normalization import CroftLaplace, Normalized
+from .families.postprocessing import (
+    PostProcessed,
+    TranslatedRamp,
+    bias_lower_bound,
+    optimal_ramp_shift,
+    piecewise_linear_phi,
+    ramp_worst_bias,
+    softplus_phi,
+    translated_ramp_phi,
+)
+from .families.restriction import Restricted
+from .families.rounding import Rounded
+from .families.step import StepPostProcessed, laplace_cell_masses
+from .families.truncation import Truncated
+from .inference.intervals import (
+    ConfidenceInterval,
+    clipped_laplace_interval,
+    confidence_interval,
+    expected_length,
+    interval_coverage,
+    is_stochastically_increasing,
+    laplace_interval,
+    plugin_interval,
+    proportion_coverage,
+    proportion_interval,
+    randomized_interval,
+)
+from .inference.reporting import ReleaseCard, release_card
+from .law import Law
+from .mechanism import BiasCertificate, Mechanism
+from .neighbours import Neighbours
 
 __all__ = [
     # a release rounded to an integer: round(M(q)) of any family, its exact law and privacy (Chapter 18)
@@ -216,6 +189,7 @@ __all__ = [
     "LogLaplace",
     "Normalized",
     "CroftLaplace",
+    "FoldedLaplace",
     # scales and constants of the families
     "laplace_scale",
     "log_laplace_scale",
@@ -235,7 +209,6 @@ __all__ = [
     "croft_table2",
     # the best nonnegative post-processing
     "BiasCertificate",
-    "BiasVerification",
     "MSEVerification",
     "OptimalPostProcessing",
     "laplace_cell_masses",
@@ -246,7 +219,6 @@ __all__ = [
     "dp_bias_lower_bound",
     # the least-bias post-processing of a count (Chapter 20)
     "CountPostProcessed",
-    "CountBiasVerification",
     "LeastCountBias",
     "verify_count_bias",
     "optimal_count_postprocessing",
@@ -263,6 +235,7 @@ __all__ = [
     "truncated_scale",
     # sensitivities of bounded-data statistics
     "RELATIONS",
+    "Neighbours",
     "budget_split",
     "mean_sensitivity",
     "proportion_sensitivity",
@@ -276,25 +249,13 @@ __all__ = [
     "worst_neighbours",
     "release_sample_mean",
     "sanitized_mean",
-    # Liu's simulation studies
+    # consistency of many releases: PSD repair (Higham) and the universal-histogram tree (Hay et al.)
     "nearest_psd",
     "nearest_correlation",
-    "max_sample_variance",
-    "sanitize_covariance",
-    "clipped_bivariate_normal",
     "tree_levels",
     "consistent_tree",
     "nonnegative_tree",
     "consistent_tree_covariance",
-    "release_rescaled",
-    "release_all_but_one",
-    "release_tree",
-    "simulate_proportions",
-    "wald_interval",
-    "wald_coverage",
-    "coverage",
-    "bias_rmse",
-    "combine_releases",
     # reporting a bounded release: exact intervals
     "ConfidenceInterval",
     "confidence_interval",
@@ -315,4 +276,8 @@ __all__ = [
     "release_card",
 ]
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402  (its one home; not in __all__)
+
+
+def __getattr__(name):
+    return _legacy.moved_attribute(name)

@@ -23,57 +23,14 @@ double-precision numbers, exact to the last bit of the computed cdf and exact at
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import integrate
+from ._kernels.arrays import _below
+from ._kernels import validation as check
 
-from . import _validation as check
-
-__all__ = ["Law"]
-
-_SIGN_MASK = np.int64(0x7FFFFFFFFFFFFFFF)
-
-
-def _key(x):
-    """Map doubles to int64 keys that sort as the doubles do (``-0.0`` just below ``+0.0``)."""
-    i = np.asarray(x, dtype=np.float64).view(np.int64)
-    return i ^ ((i >> 63) & _SIGN_MASK)
-
-
-def _unkey(k):
-    """The inverse of :func:`_key`."""
-    k = np.asarray(k, dtype=np.int64)
-    return (k ^ ((k >> 63) & _SIGN_MASK)).view(np.float64)
-
-
-def _invert_cdf(reached, p, lo, hi):
-    """The smallest double ``x`` in ``(lo, hi]`` with ``reached(x, p)`` true, for each ``p``, by bisection.
-
-    ``reached(x, p)`` must be monotone in ``x`` (false, then true) and true at ``hi``; it is never
-    evaluated at ``lo`` or ``hi``.  The search runs over the ordered doubles, so it ends after at most
-    64 halvings at the exact switching point of the *computed* predicate.  With
-    ``reached = cdf(x) >= p`` this is the generalized inverse ``inf{x: cdf(x) >= p}``: a jump of the cdf
-    (a point mass) is found at its exact location.
-    """
-    p = np.asarray(p, dtype=float)
-    k_lo = np.broadcast_to(_key(lo), p.shape).copy()
-    k_hi = np.broadcast_to(_key(hi), p.shape).copy()
-    for _ in range(70):
-        open_ = k_hi - 1 > k_lo  # (k_hi - k_lo would overflow between -inf and inf)
-        if not open_.any():
-            break
-        mid = (k_lo >> 1) + (k_hi >> 1) + (k_lo & k_hi & 1)
-        mid = np.where(open_, mid, k_hi)
-        with np.errstate(over="ignore", under="ignore"):
-            ok = np.asarray(reached(_unkey(mid), p), dtype=bool)
-        k_hi = np.where(open_ & ok, mid, k_hi)
-        k_lo = np.where(open_ & ~ok, mid, k_lo)
-    return _unkey(k_hi) + 0.0  # -0.0 -> 0.0
-
-
-def _below(a):
-    """The largest double below ``a`` (``-inf`` for ``a = -inf``)."""
-    return -np.inf if a == -np.inf else float(np.nextafter(a, -np.inf))
+__all__ = ['Law']
 
 
 class Law:
@@ -151,11 +108,7 @@ class Law:
 
     def logpmf(self, x):
         """``log pmf(x)``, from the family's own ``logpmf`` where it has one (integer-valued families)."""
-        own = getattr(self.mechanism, "logpmf", None)
-        if own is not None:
-            return own(x, self.q)
-        with np.errstate(divide="ignore"):
-            return np.log(self.pmf(x))
+        return self.mechanism.logpmf(x, self.q)
 
     def atoms(self):
         """The point masses as a list of ``(location, probability)`` pairs (empty for a continuous law)."""
@@ -199,8 +152,10 @@ class Law:
         distances from the median; the point masses are summed.  ``conditional=True`` divides by
         ``P(lb <= M(q) <= ub)``.  ``func`` must accept an array and be finite where the law lives;
         ``func=None`` is the identity.  Like ``scipy.integrate.quad`` itself, this needs the law to be
-        resolved by doubles: for ``|q|`` beyond about ``1e12`` times the law's spread the density can
-        no longer be evaluated finely enough, and quad warns.
+        resolved by doubles: the density integrated over the same cells must give the continuous mass
+        the cdf gives, and quad must not report trouble, else (a law far narrower than the spacing of the
+        doubles at ``q``, whose density quad never sees) a ``ValueError`` is raised rather than a wrong
+        answer returned.
         """
         if func is None:
             def func(x):
@@ -235,16 +190,34 @@ class Law:
 
     def _continuous(self, func, lo, hi):
         pts = self._cuts(lo, hi)
-        total = 0.0
+        total = mass = 0.0
 
         def integrand(x):
             d = float(self.pdf(x))
             return 0.0 if d == 0.0 else float(np.asarray(func(np.float64(x)))) * d
 
-        for left, right in zip(pts[:-1], pts[1:]):
-            val, _ = integrate.quad(integrand, left, right, limit=200, epsabs=1e-14, epsrel=1e-11)
-            total += val
-        return total
+        def density(x):
+            return float(self.pdf(x))
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", integrate.IntegrationWarning)
+            try:
+                for left, right in zip(pts[:-1], pts[1:]):
+                    total += integrate.quad(integrand, left, right, limit=200, epsabs=1e-14, epsrel=1e-11)[0]
+                    mass += integrate.quad(density, left, right, limit=200, epsabs=1e-14, epsrel=1e-11)[0]
+            except integrate.IntegrationWarning as trouble:
+                raise ValueError(f"q={self.q!r}: the law of {self.mechanism!r} at q is not resolved by quadrature "
+                                 f"in doubles (quad: {str(trouble).split('.')[0]})") from None
+        # the quadrature must see the continuous mass the cdf holds: a law far narrower than the spacing of
+        # the doubles near it (or a density quad steps over) is refused, never answered wrongly
+        held = float(self.cdf(hi)) - float(self.cdf(_below(lo))) - sum(
+            m for t, m in self.atoms() if lo <= t <= hi and m > 0)
+        if not abs(mass - held) <= 1e-9 * held + 1e-13:
+            raise ValueError(f"q={self.q!r}: the law of {self.mechanism!r} at q is not resolved by quadrature in "
+                             f"doubles (its density integrates to {mass:.6g} on [{lo!r}, {hi!r}], its cdf says "
+                             f"{held:.6g}); it is too narrow for the spacing of the doubles near q")
+        # the nodes are rounded to the doubles near q: what quad loses of the mass it loses of E[func] alike
+        return total * (held / mass) if mass > 0 else total
 
     # --- sampling --------------------------------------------------------------------------
     def rvs(self, size=None, *, random_state=None):

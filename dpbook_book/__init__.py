@@ -11,6 +11,7 @@ what belongs to the book rather than to the library:
 ``exercises``      the exercises read from the chapters; ``answer`` records a solution's value
 ``classroom``      the checker for the exercises' numeric answers (never shows the answer)
 ``data``           the worked examples and study settings of the chapters
+``tables``         the chapters' printed tables: ``table(rows, columns, formats, caption)``
 =================  ==========================================================================
 
 Arrows point one way: this package imports :mod:`dpbook`; :mod:`dpbook` never imports this one.

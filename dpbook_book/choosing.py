@@ -14,7 +14,7 @@ import numpy as np
 
 from dpbook import (BIT, Laplace, Truncated, TranslatedRamp, laplace_scale, optimal_postprocessing,
                     optimal_ramp_shift, privacy_loss, truncated_scale)
-from dpbook import _validation as check
+from dpbook._kernels import validation as check
 
 __all__ = ["DOMAINS", "DOMAIN_LABELS", "DEFAULT_SENSITIVITY", "METRICS", "Candidate", "calibrated_mechanisms",
            "compare_mechanisms", "decision_table", "domain_bounds"]

@@ -36,7 +36,7 @@ import numpy as np
 
 from dpbook_book import exercises
 
-__all__ = ["BANDS", "Verdict", "check", "compare"]
+__all__ = ["BANDS", "Verdict", "check", "compare", "form", "watch"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,79 @@ def check(label, value, book=None):
         True-ish when right; see :func:`compare` for what its message says.
     """
     return compare(exercises.compute(label, book), value)
+
+
+# --- the assignments' tests: an answer's form, and the answer cells that crashed ------------------------
+
+#: answer variables whose last assigning cell raised, in this kernel: name -> the error, in one line
+_CRASHED: dict = {}
+
+
+def _assigned_names(source):
+    """The names a cell's code assigns at its top level (``x = ...``, ``x += ...``, ``a, b = ...``)."""
+    import ast
+    import re
+
+    try:
+        tree = ast.parse("\n".join("pass" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()))
+    except SyntaxError:
+        return set(re.findall(r"^([A-Za-z_]\w*)\s*=", source, flags=re.M))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def _after_cell(result):
+    """IPython's post_run_cell hook: remember the names a crashing cell meant to assign."""
+    error = result.error_in_exec or result.error_before_exec
+    names = _assigned_names(getattr(result.info, "raw_cell", "") or "")
+    for name in names:
+        if error is None:
+            _CRASHED.pop(name, None)
+        else:
+            _CRASHED[name] = f"{type(error).__name__}: {error}".strip().splitlines()[0][:200]
+
+
+def watch():
+    """Follow the cells run in this IPython kernel, so that :func:`form` reports an answer cell that raised
+    as a crash rather than by the value it left behind (does nothing outside IPython; idempotent)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return False
+    ip = get_ipython()
+    if ip is None:
+        return False
+    if _after_cell not in ip.events.callbacks.get("post_run_cell", []):
+        ip.events.register("post_run_cell", _after_cell)
+    return True
+
+
+def form(label, name, value, n, describe):
+    """What is wrong with the form of the answer ``value`` held by the variable ``name`` for exercise
+    ``label`` (``n`` numbers: ``describe``), in one sentence, or None if nothing is.
+
+    The assignments' public tests (``tools/assignments.py``) call it: it never looks at the answer's
+    value, only at whether the answer cell ran, whether ``...`` was replaced, and how many finite
+    numbers it holds.
+    """
+    if name in _CRASHED:
+        return (f"{label}: the cell that assigns {name} raised an error ({_CRASHED[name]}); "
+                f"fix it and run it again")
+    if value is ...:
+        return f"{label}: replace the ... of {name} by your answer"
+    try:
+        arr = np.asarray(value, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return f"{label}: {name} must be a number or a list of numbers ({describe}), got {type(value).__name__}"
+    if arr.size != n:
+        return f"{label}: expected {n} number(s) ({describe}), got {arr.size}"
+    if not np.all(np.isfinite(arr)):
+        return f"{label}: every entry must be a finite number"
+    return None
 
 
 #: the bands in which a verdict places a wrong entry's distance from the answer, in tolerances: a

@@ -20,6 +20,21 @@ tolerance is what the exercise asks for: ``rel_tol=5e-3`` (three significant dig
 tighter (``1e-3``) where a coarser answer would be a different one (an integer, a value next to its
 limit); an answer that may be zero needs ``abs_tol``.  ``expects`` names what to submit, one short
 name per entry, never the value.
+
+**Variants.**  An exercise's numeric parameters (its n, ε, bounds, true value ...) are declared
+once, at the top of its solution's code, with :func:`variant` and :func:`vary`::
+
+    n, eps = variant("ch99-ex-demo",
+                     n=vary(400, among=(200, 800, 1000), text="n = {}"),
+                     eps=vary(1.0, among=(0.5, 2.0), text=r"\\varepsilon = {}"))
+
+In the book the call returns the canonical values (the first argument of each :func:`vary`), so
+the chapter prints what it always printed.  ``tools/assignments.py --variant SEED`` recomputes the
+answers with :func:`compute` ``(label, variant=SEED)``, in which the call returns values drawn from
+``among`` (never the canonical one), and writes the statement with them: each ``text`` is a
+template whose canonical form (``"n = 400"``) the statement must contain, replaced by its drawn
+form.  A value may be a tuple of numbers (drawn together, e.g. three budgets).  The solution's
+other numbers (its ``expects``, its checks) must follow the names, not repeat the canonical values.
 """
 
 from __future__ import annotations
@@ -30,13 +45,14 @@ import io
 import math
 import os
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Answer", "Exercise", "SETUP_TAG", "answer", "book_exercises", "chapter_exercises", "chapter_notebooks",
-           "compute", "find_book", "setup_cells", "variable_name"]
+__all__ = ["Answer", "Exercise", "SETUP_TAG", "Vary", "answer", "book_exercises", "chapter_exercises", "chapter_notebooks",
+           "compute", "draw", "find_book", "parameters", "setup_cells", "variable_name", "variant", "vary"]
 
 #: the tag of the code cells that run before a solution when its answer is recomputed
 SETUP_TAG = "exercise-setup"
@@ -157,6 +173,102 @@ def answer(label, value, *, rel_tol=5e-3, abs_tol=0.0, expects="a number"):
     _RECORDED[label] = make_answer(label, value, rel_tol=rel_tol, abs_tol=abs_tol, expects=expects)
 
 
+# --- variants: an exercise's parameters, declared beside its solution ----------------------------------
+
+
+def _numbers(name, value):
+    """``value`` (a real number or a tuple of them) as a float or a tuple of floats."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{name} must be a number or a non-empty tuple of numbers, got {value!r}")
+        return tuple(_numbers(name, v) for v in value)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number or a tuple of them, got {value!r}")
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)
+
+
+def _shape(value):
+    return None if not isinstance(value, tuple) else tuple(_shape(v) for v in value)
+
+
+def format_value(value):
+    """A parameter's value as a statement writes it: ``400``, ``0.5``, ``0.1, 1, 3`` for a tuple."""
+    if isinstance(value, tuple):
+        return ", ".join(format_value(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class Vary:
+    """A numeric parameter of an exercise: its canonical value (the book's), the values a variant draws
+    from, and where the statement writes it (see the module docstring)."""
+
+    value: object
+    among: tuple
+    text: tuple = ()
+
+    def canonical_text(self):
+        return tuple(t.format(format_value(self.value)) for t in self.text)
+
+    def drawn_text(self, value):
+        return tuple(t.format(format_value(value)) for t in self.text)
+
+
+def vary(value, *, among, text=()):
+    """Declare a parameter: canonical ``value``, drawn from ``among`` in a variant; ``text`` is the template
+    (or templates), with ``{}`` for the value, of the places the statement writes it."""
+    value = _numbers("value", value)
+    if not isinstance(among, (list, tuple)) or not among:
+        raise ValueError(f"among must be a non-empty sequence of values, got {among!r}")
+    among = tuple(_numbers("among", a) for a in among)
+    if any(_shape(a) != _shape(value) for a in among):
+        raise ValueError(f"every value of among must have the shape of {value!r}, got {among!r}")
+    among = tuple(dict.fromkeys(a for a in among if a != value))
+    if not among:
+        raise ValueError(f"among must hold a value other than the canonical {value!r}")
+    text = (text,) if isinstance(text, str) else tuple(text)
+    if not all(isinstance(t, str) and "{}" in t for t in text):
+        raise ValueError(f"text must be a template holding '{{}}' (or a tuple of them), got {text!r}")
+    return Vary(value, among, text)
+
+
+#: the variant being computed: None (the book's canonical values) or the seed of a variant
+_SEED = None
+#: the parameters declared by the solutions run in this session: label -> {name: (Vary, value used)}
+_DECLARED: dict = {}
+
+
+def draw(label, params, seed):
+    """The values of the parameters ``params`` (``{name: Vary}``) of exercise ``label`` in variant ``seed``.
+
+    The draw depends only on the seed, the label and the parameter's name, so a chapter's exercises
+    vary independently and adding a parameter to one exercise leaves the others' draws alone.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    out = {}
+    for name, p in params.items():
+        rng = np.random.default_rng([int(seed), zlib.crc32(label.encode()), zlib.crc32(name.encode())])
+        out[name] = p.among[int(rng.integers(len(p.among)))]
+    return out
+
+
+def variant(label, **params):
+    """The values of exercise ``label``'s parameters, declared as ``name=vary(...)``, in keyword order.
+
+    The canonical values in the book; the drawn ones while :func:`compute` runs the solution for a
+    variant.  One parameter gives its value, several a tuple.
+    """
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"label must be a non-empty string, got {label!r}")
+    if not params or not all(isinstance(p, Vary) for p in params.values()):
+        raise ValueError(f"the parameters of {label} must be given as name=vary(...), got {sorted(params)}")
+    values = {n: p.value for n, p in params.items()} if _SEED is None else draw(label, params, _SEED)
+    _DECLARED[label] = {n: (p, values[n]) for n, p in params.items()}
+    out = tuple(values[n] for n in params)
+    return out[0] if len(out) == 1 else out
+
+
 # --- reading the chapters --------------------------------------------------------------------------
 
 
@@ -176,6 +288,8 @@ class Exercise:
         The code cells of its solution, in order (empty for a solution in prose).
     numeric : bool
         Whether the solution's code ends by recording a numeric answer with :func:`answer`.
+    prose : str
+        The text (MyST) of its solution, without its code: what a grader of the written parts reads.
     """
 
     label: str
@@ -184,6 +298,7 @@ class Exercise:
     statement: str
     solution: tuple
     numeric: bool
+    prose: str = ""
 
 
 def _answer_call(tree, label):
@@ -245,7 +360,7 @@ def chapter_exercises(path):
     """The exercises of the notebook at ``path``, in order of appearance (a chapter or its lite copy)."""
     path = Path(path)
     nb = _read(path)
-    found, solutions, order = {}, {}, []
+    found, solutions, order, prose = {}, {}, [], {}
     inside = None
     for cell in nb.get("cells", []):
         src = _source(cell)
@@ -265,7 +380,10 @@ def chapter_exercises(path):
         i = 0
         while i < len(lines):
             if inside is not None:
+                line = lines[i]
                 still, i = solution_step(lines, i)
+                if still:
+                    prose.setdefault(inside, []).append(line)
                 inside = inside if still else None
                 continue
             m = OPEN.match(lines[i])
@@ -300,7 +418,8 @@ def chapter_exercises(path):
     for label in order:
         code = tuple(solutions.get(label, ()))
         title, statement = found[label]
-        out.append(Exercise(label, path, title, statement, code, _calls_answer(code, label)))
+        text = "\n".join(prose.get(label, ())).strip()
+        out.append(Exercise(label, path, title, statement, code, _calls_answer(code, label), re.sub(r"\n{3,}", "\n\n", text)))
     return out
 
 
@@ -322,14 +441,35 @@ def find_book(book=None):
         here = Path.cwd().resolve()
         for folder in (here, *here.parents):
             candidates += [folder, folder / "book"]
+    students = []
     for c in candidates:
         tried.append(str(c))
         if (c / "part1").is_dir() and any(c.glob("part*/*.ipynb")):
+            if book is None and _student_edition(c):
+                students.append(str(c))  # no solutions there: look further, e.g. the repository around it
+                continue
             return c
     if book is not None:
         raise ValueError(f"book={book!r} holds no chapter notebooks (no part1/ with notebooks)")
-    raise LookupError("the book's chapter notebooks were not found (the answers are computed by their solutions); "
-                      "set DPBOOK_BOOK_DIR to the book/ folder of a copy of the book. Tried: " + ", ".join(tried[:6]))
+    hint = (f" ({', '.join(students)} is a student edition, which holds no solutions)" if students else "")
+    raise LookupError("the book's chapter notebooks were not found (the answers are computed by their solutions)"
+                      + hint + "; set DPBOOK_BOOK_DIR to the book/ folder of a copy of the book. Tried: "
+                      + ", ".join(tried[:6]))
+
+
+#: the notebook metadata key under which tools/student_edition.py marks its copies
+STUDENT_EDITION = "student_edition"
+
+
+def _student_edition(folder):
+    """Whether the chapters under ``folder`` are a student edition (written without their solutions)."""
+    for path in chapter_notebooks(folder):
+        try:
+            if _read(path).get("metadata", {}).get("dpbook", {}).get(STUDENT_EDITION):
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
 
 
 def chapter_notebooks(book):
@@ -391,13 +531,9 @@ def _quiet():
 _CACHE: dict = {}
 
 
-def compute(label, book=None):
-    """The :class:`Answer` of exercise ``label``, computed by running its solution's code.
-
-    The chapter's ``exercise-setup`` cells run first, then the solution's code cells, in a fresh
-    namespace; nothing they print or draw is shown.  The result is kept for the session (until the
-    notebook changes).
-    """
+def _run(label, book, seed):
+    """Run exercise ``label``'s solution (variant ``seed``, None for the book's): ``(Answer, parameters)``."""
+    global _SEED
     exercises = book_exercises(book)
     if label not in exercises:
         raise ValueError(f"label {label!r} is not an exercise of the book; known: {sorted(exercises)}")
@@ -405,14 +541,41 @@ def compute(label, book=None):
     if not ex.numeric:
         numeric = sorted(k for k, e in exercises.items() if e.numeric)
         raise ValueError(f"exercise {label!r} has no numeric answer to check; those that do: {numeric}")
-    key = (label, str(ex.notebook), ex.notebook.stat().st_mtime_ns)
+    if seed is not None:
+        draw(label, {}, seed)  # validates the seed
+    key = (label, str(ex.notebook), ex.notebook.stat().st_mtime_ns, seed)
     if key not in _CACHE:
         _RECORDED.pop(label, None)
+        _DECLARED.pop(label, None)
         ns = {"__name__": f"dpbook_exercise_{variable_name(label)}"}
-        with _quiet():
-            for code in (*setup_cells(ex.notebook), *ex.solution):
-                exec(compile(_python(code), f"<{ex.notebook.name}: {label}>", "exec"), ns)
+        _SEED = None
+        try:
+            with _quiet():
+                for code in setup_cells(ex.notebook):
+                    exec(compile(_python(code), f"<{ex.notebook.name}: set-up>", "exec"), ns)
+                _SEED = seed
+                for code in ex.solution:
+                    exec(compile(_python(code), f"<{ex.notebook.name}: {label}>", "exec"), ns)
+        finally:
+            _SEED = None
         if label not in _RECORDED:
             raise ValueError(f"the solution of {label!r} ran without recording its answer")
-        _CACHE[key] = _RECORDED.pop(label)
+        _CACHE[key] = (_RECORDED.pop(label), _DECLARED.pop(label, {}))
     return _CACHE[key]
+
+
+def compute(label, book=None, variant=None):
+    """The :class:`Answer` of exercise ``label``, computed by running its solution's code.
+
+    The chapter's ``exercise-setup`` cells run first, then the solution's code cells, in a fresh
+    namespace; nothing they print or draw is shown.  With ``variant`` (a seed, an integer >= 0) the
+    solution runs with the parameters it declares with :func:`variant` drawn for that seed (an
+    exercise that declares none has the book's answer in every variant).  The result is kept for the
+    session (until the notebook changes).
+    """
+    return _run(label, book, variant)[0]
+
+
+def parameters(label, book=None, variant=None):
+    """The parameters exercise ``label`` declares: ``{name: (Vary, value in this variant)}`` (empty if none)."""
+    return dict(_run(label, book, variant)[1])

@@ -6,8 +6,8 @@ holds the few helpers that comparison needs and that are not formulas of the pap
 * :func:`peer_scale`, :func:`dpbook_counterpart`, :func:`peer_property`, :func:`peer_sample` read a
   diffprivlib mechanism (``LaplaceTruncated``, ``LaplaceBoundedDomain``, ``LaplaceFolded``,
   ``Laplace``) and give the dpbook mechanism with the same law, or its own answers over many true
-  values.  diffprivlib's ``LaplaceTruncated`` *clamps* (it is :class:`~dpbook.clamping.BIT`, Liu
-  Def. 2(b)); its ``LaplaceBoundedDomain`` *conditions* (it is :class:`~dpbook.truncation.Truncated`,
+  values.  diffprivlib's ``LaplaceTruncated`` *clamps* (it is :class:`~dpbook.BIT`, Liu
+  Def. 2(b)); its ``LaplaceBoundedDomain`` *conditions* (it is :class:`~dpbook.Truncated`,
   Liu Def. 2(a)) with the scale of Holohan, Antonatos, Braghin & Mac Aonghusa (2020).
 * :func:`lowest_bit` reads where the last set bit of a double sits, which is what leaks from a
   floating-point sampler (Mironov 2012).
@@ -29,8 +29,8 @@ import warnings
 import numpy as np
 
 from dpbook import BIT, Laplace, Truncated
-from dpbook import _validation as check
-from dpbook.mechanism import _float
+from dpbook._kernels import validation as check
+from dpbook._kernels.arrays import _float
 
 __all__ = [
     "dpbook_counterpart",
@@ -93,9 +93,9 @@ def peer_scale(mech):
 def dpbook_counterpart(mech):
     """The dpbook mechanism whose law is that of the diffprivlib mechanism ``mech``'s sampler.
 
-    ``LaplaceBoundedDomain`` -> :class:`~dpbook.truncation.Truncated` (Liu Def. 2(a)),
-    ``LaplaceTruncated`` -> :class:`~dpbook.clamping.BIT` (Liu Def. 2(b)), ``Laplace`` ->
-    :class:`~dpbook.laplace.Laplace`, each at :func:`peer_scale`.  ``LaplaceFolded`` (reflection into
+    ``LaplaceBoundedDomain`` -> :class:`~dpbook.Truncated` (Liu Def. 2(a)),
+    ``LaplaceTruncated`` -> :class:`~dpbook.BIT` (Liu Def. 2(b)), ``Laplace`` ->
+    :class:`~dpbook.Laplace`, each at :func:`peer_scale`.  ``LaplaceFolded`` (reflection into
     the bounds) has no dpbook family: ``ValueError``.
     """
     m = _peer(mech)

@@ -31,33 +31,95 @@ COLORS = {
     "simulation": "#222222",
 }
 
+#: The width (inches) of every figure: the text column's.  A figure is shown at most as wide as the
+#: column, and on a 400 px phone about 350 CSS px wide, so its text is scaled by 350 / (72 x width)
+#: CSS px per point: 0.97 at this width, and :data:`MIN_FONT` stays above 9 CSS px.  Panels that would
+#: sit side by side are stacked instead (:func:`figure`), each as wide as the column.
+COLUMN_WIDTH = 5.0
+#: the height (inches) of one panel's plotting area, and the fixed margins around panels (inches)
+PANEL_HEIGHT = 2.3
+MARGIN_BOTTOM, MARGIN_TOP, PANEL_GAP = 0.55, 0.35, 0.85
+#: the smallest font size (points) of any text in a figure (ticks, legends, annotations);
+#: ``tests/test_site.py`` measures it on the page from the size each figure records (:func:`png_bytes`)
+MIN_FONT = 9.5
+
 STYLE = {
-    "figure.figsize": (7.0, 3.6),
+    "figure.figsize": (COLUMN_WIDTH, PANEL_HEIGHT + MARGIN_BOTTOM + MARGIN_TOP),
     "figure.dpi": 100,
     "savefig.dpi": 100,
-    "figure.subplot.left": 0.1,
-    "figure.subplot.right": 0.97,
-    "figure.subplot.bottom": 0.15,
-    "figure.subplot.top": 0.9,
-    "figure.subplot.wspace": 0.3,
-    "figure.subplot.hspace": 0.35,
+    "figure.subplot.left": 0.16,
+    "figure.subplot.right": 0.96,
+    "figure.subplot.bottom": MARGIN_BOTTOM / (PANEL_HEIGHT + MARGIN_BOTTOM + MARGIN_TOP),
+    "figure.subplot.top": 1 - MARGIN_TOP / (PANEL_HEIGHT + MARGIN_BOTTOM + MARGIN_TOP),
+    "figure.subplot.wspace": 0.35,
+    "figure.subplot.hspace": PANEL_GAP / PANEL_HEIGHT,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "axes.titlesize": 11,
+    "axes.titlesize": 10.5,
     "axes.titley": 1.0,
     "axes.labelsize": 10,
-    "legend.fontsize": 9,
-    "legend.frameon": False,
+    "xtick.labelsize": MIN_FONT,
+    "ytick.labelsize": MIN_FONT,
+    "legend.fontsize": MIN_FONT,
+    "legend.frameon": True,
+    "legend.framealpha": 0.85,
+    "legend.edgecolor": "none",
     "lines.linewidth": 1.8,
     "font.size": 10,
 }
 
 
 def use_style():
-    """Apply the book's style globally (chapters call it once in their set-up cell)."""
+    """Apply the book's style globally (chapters call it once in their set-up cell).
+
+    In IPython it also has figures shown as PNG through :func:`png_bytes`, so each records its
+    smallest text.
+    """
     mpl.rcParams.update(STYLE)
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        from matplotlib.figure import Figure
+
+        shell.display_formatter.formatters["image/png"].for_type(Figure, functools.partial(png_bytes, tight=True))
+
+
+#: the PNG text chunk holding a figure's smallest text height in the image's pixels (see :func:`png_bytes`)
+TEXT_SIZE_KEY = "dpbook:smallest-text-px"
+
+
+def smallest_text(fig):
+    """The smallest font size (points) of the visible, non-empty texts of ``fig`` (``None`` without text)."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and t.get_figure(root=True) is fig]
+    return min(sizes) if sizes else None
+
+
+def png_bytes(fig, tight=False, dpi=None):
+    """``fig`` as PNG bytes, recording its smallest text's height in pixels (the ``dpbook:`` text chunk).
+
+    The site test reads that height back and scales it by the width the page shows the image at, so
+    a figure's legibility on a phone is measured, not guessed.  ``tight`` crops to the drawn artists
+    (as the notebook's inline display does); the views' frames keep the figure's own size.
+    """
+    import io
+
+    dpi = dpi or mpl.rcParams["savefig.dpi"]
+    if dpi == "figure":
+        dpi = fig.dpi
+    smallest = smallest_text(fig)
+    metadata = {TEXT_SIZE_KEY: f"{smallest * dpi / 72:.2f}"} if smallest else {}
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=dpi, metadata=metadata, bbox_inches="tight" if tight else None,
+                pil_kwargs={"compress_level": 1} if not tight else None)
+    return out.getvalue()
 
 
 @contextlib.contextmanager
@@ -77,16 +139,42 @@ def style():
 
 
 def figure(ncols=1, nrows=1, width=None, height=None, **kwargs):
-    """A new figure in the book's style: returns ``(fig, axes)`` like ``plt.subplots``.
+    """A new figure in the book's style, drawn for the text column: returns ``(fig, axes)`` like ``plt.subplots``.
+
+    Every figure is :data:`COLUMN_WIDTH` wide (a wider ``width`` is narrowed to it), so its text keeps
+    its size on a phone.  A row of panels (``nrows=1``, ``ncols > 1``) is stacked into a column instead,
+    each panel as wide as the figure, with the fixed margins of the style; ``axes`` is still the
+    sequence of the panels, in order (``width_ratios`` become ``height_ratios``).  ``height`` sets
+    one panel's plotting height when the panels are stacked.
 
     Inside :meth:`KeptFigure.update` it returns the kept figure instead (see there).
     """
     kept = _KEPT.get()
     if kept is not None:
         return kept._subplots(ncols, nrows, width, height, kwargs)
-    w, h = STYLE["figure.figsize"]
+    w = min(width or COLUMN_WIDTH, COLUMN_WIDTH)
+    rows, cols = nrows, ncols
+    stacked = nrows == 1 and ncols > 1
+    if stacked:
+        rows, cols = ncols, 1
+        gridspec = dict(kwargs.pop("gridspec_kw", None) or {})
+        if "width_ratios" in gridspec:
+            gridspec["height_ratios"] = gridspec.pop("width_ratios")
+        if gridspec:
+            kwargs["gridspec_kw"] = gridspec
+        if "sharey" in kwargs and "sharex" not in kwargs:
+            kwargs["sharex"] = False
+    panel = min(height - MARGIN_BOTTOM - MARGIN_TOP, PANEL_HEIGHT) if (height and not stacked) else PANEL_HEIGHT
+    if stacked and height:
+        panel = min(height, PANEL_HEIGHT)
+    h = rows * panel + (rows - 1) * PANEL_GAP + MARGIN_BOTTOM + MARGIN_TOP
+    squeeze = kwargs.get("squeeze", True)
     with style():
-        return plt.subplots(nrows, ncols, figsize=(width or w, height or h), **kwargs)
+        fig, axes = plt.subplots(rows, cols, figsize=(w, h), **kwargs)
+    fig.subplots_adjust(bottom=MARGIN_BOTTOM / h, top=1 - MARGIN_TOP / h, hspace=PANEL_GAP / panel)
+    if stacked and not squeeze:
+        axes = axes.reshape(nrows, ncols)
+    return fig, axes
 
 
 #: the :class:`KeptFigure` whose drawing function is running, if any

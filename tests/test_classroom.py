@@ -2,6 +2,7 @@
 
 import functools
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -486,7 +487,7 @@ def test_no_answer_in_the_student_edition(tmp_path):
 def test_no_answer_in_the_installed_packages_source_docstrings_or_help():
     texts = _package_texts()
     names = {(name, what) for name, what, _ in texts}
-    assert {("dpbook_book.classroom", "help"), ("dpbook.clamping", "source")} <= names
+    assert {("dpbook_book.classroom", "help"), ("dpbook.families.clamping", "source")} <= names
     leaks = _leaks(texts)
     assert not leaks, leaks
 
@@ -517,3 +518,102 @@ def test_lite_copies_keep_every_solution_for_the_checker(tmp_path):
             cell.metadata.pop("dpbook", None)
         nbformat.write(nb, lite)
         assert not any(e.numeric for e in exercises.chapter_exercises(lite)) or not any(e.numeric for e in original)
+
+
+# --- the student edition's folder, the lite copies and the assignments' form test ---------------------------
+
+
+@pytest.mark.skipif(not BOOK, reason="no book notebooks")
+def test_check_works_from_the_student_editions_folder(tmp_path, monkeypatch):
+    import tempfile
+
+    out = Path(tempfile.mkdtemp(prefix=".student-edition-", dir=ROOT))  # inside the repository, as _build/student is
+    try:
+        assert student_edition.main(["--out", str(out), str(ROOT / "book" / "part1" / "ch02_bounded.ipynb")]) == 0
+        student = out / "book" / "part1"
+        assert exercises._student_edition(out / "book")
+        monkeypatch.chdir(student)
+        # as from an installed (not editable) dpbook_book: the folders around the current one are searched
+        monkeypatch.setattr(exercises, "__file__", str(tmp_path / "site-packages" / "dpbook_book" / "exercises.py"))
+        monkeypatch.delenv("DPBOOK_BOOK_DIR", raising=False)
+        assert exercises.find_book() == ROOT / "book"  # past the student edition, to the repository's book
+        assert classroom.check("ch02-ex-vector", [1.0, 1.0, 1.0]).message.startswith("ch02-ex-vector: not yet")
+        # a student edition alone: the error says why, instead of "no numeric answer"
+        alone = tmp_path / "alone"
+        shutil.copytree(out, alone)
+        monkeypatch.chdir(alone / "book" / "part1")
+        with pytest.raises(LookupError, match="student edition, which holds no solutions"):
+            exercises.find_book()
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+@pytest.mark.skipif(not BOOK, reason="no book notebooks")
+def test_check_works_in_a_lite_copy_of_the_book(tmp_path, monkeypatch):
+    """The lite lab's contents keep the repository's layout (book/partN/...) with the solutions' boundaries in
+    the metadata; from a chapter's folder there, check() finds that copy and answers."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import dpbook_site
+
+    for src in BOOK:
+        if src.parent.name != "part1":
+            continue
+        nb = nbformat.read(src, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                events = exercises.solution_events(cell.source)
+                if events:
+                    cell.metadata.setdefault("dpbook", {})["solutions"] = events
+                cell.source = dpbook_site.lite_markdown(cell.source, lambda m, where: m.group(2))
+        dest = tmp_path / "drive" / "book" / "part1" / src.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, dest)
+    monkeypatch.chdir(tmp_path / "drive" / "book" / "part1")
+    monkeypatch.setattr(exercises, "__file__", str(tmp_path / "site-packages" / "dpbook_book" / "exercises.py"))
+    monkeypatch.delenv("DPBOOK_BOOK_DIR", raising=False)
+    assert exercises.find_book() == tmp_path / "drive" / "book"
+    want = exercises.compute("ch02-ex-vector", tmp_path / "drive" / "book")
+    assert classroom.check("ch02-ex-vector", list(want.values)).correct
+
+
+def test_form_reports_a_crashed_cell_before_the_form():
+    from types import SimpleNamespace
+
+    def ran(source, error=None):
+        classroom._after_cell(SimpleNamespace(error_in_exec=error, error_before_exec=None,
+                                              info=SimpleNamespace(raw_cell=source)))
+
+    classroom._CRASHED.clear()
+    assert classroom.form("ch99-ex-a", "ch99_ex_a", ..., 2, "two numbers") == \
+        "ch99-ex-a: replace the ... of ch99_ex_a by your answer"
+    ran("x = 1\nch99_ex_a = [x, 1 / 0]", ZeroDivisionError("division by zero"))
+    msg = classroom.form("ch99-ex-a", "ch99_ex_a", ..., 2, "two numbers")
+    assert msg == ("ch99-ex-a: the cell that assigns ch99_ex_a raised an error (ZeroDivisionError: division by zero); "
+                   "fix it and run it again"), msg
+    assert "expected" not in msg
+    ran("ch99_ex_a = [1.0, 2.0]")  # run again, without error: the crash is forgotten
+    assert classroom.form("ch99-ex-a", "ch99_ex_a", [1.0, 2.0], 2, "two numbers") is None
+    assert "expected 2 number(s) (two numbers), got 1" in classroom.form("ch99-ex-a", "ch99_ex_a", 1.0, 2, "two numbers")
+    assert "finite" in classroom.form("ch99-ex-a", "ch99_ex_a", [1.0, np.inf], 2, "two numbers")
+    assert "got str" in classroom.form("ch99-ex-a", "ch99_ex_a", "abc", 2, "two numbers")
+    ran("other = 1 / 0", ZeroDivisionError("division by zero"))  # another cell's crash is not this answer's
+    assert classroom.form("ch99-ex-a", "ch99_ex_a", [1.0, 2.0], 2, "two numbers") is None
+    classroom._CRASHED.clear()
+    assert classroom.watch() is False  # no IPython kernel here: nothing to follow
+
+
+def test_watch_follows_the_cells_of_an_ipython_shell():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        classroom._CRASHED.clear()
+        assert shell.run_cell("from dpbook_book.classroom import watch\nwatch()").success
+        shell.run_cell("ch99_ex_b = ...")
+        assert not shell.run_cell("ch99_ex_b = [1.0, undefined_name]").success
+        assert "NameError" in classroom.form("ch99-ex-b", "ch99_ex_b", shell.user_ns["ch99_ex_b"], 2, "two")
+        assert shell.run_cell("ch99_ex_b = [1.0, 2.0]").success
+        assert classroom.form("ch99-ex-b", "ch99_ex_b", shell.user_ns["ch99_ex_b"], 2, "two") is None
+    finally:
+        classroom._CRASHED.clear()
+        InteractiveShell.clear_instance()

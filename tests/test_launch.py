@@ -52,11 +52,15 @@ def _norm(name):
 
 
 def _pins(path):
-    """``{normalized name: version}`` of a requirements file; a line that is not ``name==version``
-    (comments and ``-e .`` aside) is an error."""
+    """``{normalized name: version}`` of a requirements file and of the constraints files it names
+    (``-c constraints.txt``; its own pins win); a line that is not ``name==version`` (comments and
+    ``-e .`` aside) is an error."""
     pins, bad = {}, []
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
+        if line.startswith("-c "):
+            pins = {**_pins(path.parent / line[3:].strip()), **pins}
+            continue
         if not line or line.startswith("-e") or line == ".":
             continue
         m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][^\s;]*)", line)
@@ -119,7 +123,8 @@ def test_binder_environment_is_light_and_pinned_like_the_repository():
     toolchain = sorted(name for name in binder if TOOLCHAIN.match(name))
     assert not toolchain, f"binder/requirements.txt holds build toolchain packages: {toolchain}"
     differ = {name: (version, repo.get(name)) for name, version in binder.items() if repo.get(name) != version}
-    assert not differ, f"binder/requirements.txt pins differ from requirements.txt (binder, repo): {differ}"
+    assert not differ, (f"binder/requirements.txt pins differ from requirements.txt and its constraints "
+                        f"(binder, repo): {differ}")
     runtime = (BINDER / "runtime.txt").read_text().strip()
     assert re.fullmatch(r"python-3\.1[1-9]", runtime), f"binder/runtime.txt: {runtime!r}"
     post = (BINDER / "postBuild").read_text()
@@ -176,3 +181,51 @@ def test_binder_installs_what_dpbook_declares():
     binder = set(_pins(BINDER / "requirements.txt")) | BINDER_BASE
     names = {_norm(re.match(r"[A-Za-z0-9._-]+", d).group(0)) for d in declared}
     assert names <= binder, f"dpbook declares {sorted(names - binder)}, missing from binder/requirements.txt"
+
+
+# --- the JupyterLite copies: made by the site extension, which never imports the book's packages ----------
+
+EXT = ROOT / "_ext" / "dpbook_site"
+
+
+def book_imports(source: str) -> list[str]:
+    """The imports of ``dpbook`` or ``dpbook_book`` (or their modules) in a module's ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+        found.extend(n for n in names if n.split(".")[0] in OWN_PACKAGES)
+    return found
+
+
+def test_book_import_check_flags_an_import():
+    assert book_imports("import os\nfrom dpbook_book.widgets import X\nimport dpbook.mechanism\n") == \
+        ["dpbook_book.widgets", "dpbook.mechanism"]
+    assert book_imports("from .lite import LITE_DIR\nimport sphinx\n") == []
+
+
+def test_site_extension_imports_no_book_package():
+    """``_ext/dpbook_site`` builds the wheel and hashes the library from their files; it imports neither package."""
+    modules = sorted(EXT.glob("*.py"))
+    assert modules, f"no site extension package at {EXT}"
+    found = {p.name: book_imports(p.read_text(encoding="utf-8")) for p in modules}
+    assert not any(found.values()), f"the site extension imports the book's packages: {found}"
+
+
+def test_lite_copies_mark_the_solutions_the_checker_reads():
+    """The lite copies' solution boundaries (the site extension's) are the ones the book's checker parses."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    try:
+        import dpbook_site
+    finally:
+        sys.path.remove(str(ROOT / "_ext"))
+    from dpbook_book.exercises import solution_events
+
+    n = 0
+    for path in sorted(BOOK.rglob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "markdown":
+                text = "".join(cell["source"])
+                assert dpbook_site.solution_boundaries(text) == solution_events(text), path.name
+                n += len(solution_events(text))
+    assert n > 0, "no solution in the book"

@@ -28,7 +28,24 @@ reported with its page and a snippet):
     MathJax finished, every image loaded, every widget snapshot is rendered with its figure;
 ``axe``
     axe-core (fetched by the build into ``_offline/axe/``, injected by this test only) finds no
-    violation of impact "serious" or "critical".
+    violation of impact "serious" or "critical";
+``navigation-1280`` / ``navigation-400``
+    the theme's buttons work, clicked and from the keyboard (Enter, Space): at 1280 px ☰ collapses
+    the table of contents and restores it; at 400 px ☰ opens it and the page-contents button opens
+    the page's outline;
+``figure-text-400``
+    at 400 px every figure's smallest text is at least :data:`MIN_TEXT_PX` CSS px: the height the
+    figure recorded for its smallest text (``dpbook_book.plotting.png_bytes``), scaled by the width
+    the page shows it at over its natural width; a figure of a chapter that records none is flagged;
+``cut-400``
+    at 400 px no inline code or math is cut off by a box that clips it, and no cell of a printed
+    table wraps (a table scrolls sideways instead);
+``first-load``
+    a chapter's first visit loads at most :data:`FIRST_LOAD_BUDGET` bytes beyond the shared theme,
+    MathJax and widget scripts (``_static/``, ``_offline/``, the search index): the HTML and what it
+    shows before the reader touches a control (each page's bytes are saved).  Each page is loaded for
+    the first time then; only the shared assets can come from the browser's cache, and they are not
+    counted.
 
 Each check is shown to fail on a deliberately broken page (``test_check_flags_broken_page``), and to
 pass on a clean one.  Screenshots (1280 px and 400 px) are saved under ``_build/screenshots/`` with
@@ -64,7 +81,7 @@ SITE = Path(os.environ.get("DPBOOK_SITE_DIR", ROOT / "_build" / "html")).resolve
 SCREENSHOTS = SITE.parent / "screenshots"
 REQUIRED = os.environ.get("DPBOOK_SITE_TEST", "").lower() == "required"
 #: folders of the site that hold assets or other apps, not pages of the book
-NOT_PAGES = {"_static", "_offline", "_sources", "_images", "lite", "_downloads"}
+NOT_PAGES = {"_static", "_offline", "_sources", "_images", "_views", "lite", "_downloads"}
 #: the whole book must execute within this many seconds, one chapter within PER_CHAPTER_BUDGET
 BOOK_BUDGET = 300.0
 PER_CHAPTER_BUDGET = 60.0
@@ -73,6 +90,14 @@ PAGE_TIMEOUT = 60.0
 SETTLE_TIMEOUT = 20.0
 WIDE, NARROW = 1280, 400
 AXE_IMPACTS = {"serious", "critical"}
+#: the smallest text a figure may show at 400 px (CSS px), and what a chapter may load on a first visit
+#: beyond the assets every page shares (bytes)
+MIN_TEXT_PX = 9.0
+FIRST_LOAD_BUDGET = 400_000
+#: URL path prefixes of the assets every page shares (the theme, MathJax, the widget manager, search)
+SHARED_ASSETS = ("/_static/", "/_offline/", "/_sphinx_design_static/", "/searchindex.js", "/favicon.ico")
+#: the PNG text chunk a figure's smallest text height is recorded in (``dpbook_book.plotting.TEXT_SIZE_KEY``)
+TEXT_SIZE_KEY = "dpbook:smallest-text-px"
 #: the install cell every chapter starts with (see tests/test_launch.py), and the lite site's own
 LITE_INSTALL_MARK = "%pip install -q dpbook"
 
@@ -324,6 +349,213 @@ axe.run(document, {resultTypes: ['violations']}).then(
 """
 
 
+# At 400 px: every figure shown in the article, with its natural and rendered widths.
+_FIGURES_JS = r"""
+const art = document.querySelector('.bd-article') || document.body;
+return Array.from(art.querySelectorAll('img')).filter(i => i.getClientRects().length > 0 && i.naturalWidth > 0)
+  .map(i => ({src: i.currentSrc || i.src, natural: i.naturalWidth,
+              rendered: i.getBoundingClientRect().width, alt: (i.alt || '').slice(0, 80),
+              output: !!i.closest('.cell_output, .widget-subarea, .output')}));
+"""
+
+# At 400 px: inline code and math cut off by a box that clips it, and printed-table cells that wrap.
+_CUT_JS = r"""
+const art = document.querySelector('.bd-article') || document.body;
+const out = [];
+const clips = (el) => ['hidden', 'clip'].includes(getComputedStyle(el).overflowX);
+const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+for (const el of art.querySelectorAll('code, mjx-container:not([display="true"])')) {
+  if (el.closest('pre') || el.getClientRects().length === 0) continue;
+  const r = el.getBoundingClientRect();
+  for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (scrolls(a)) break;
+    if (clips(a) || a === art) {
+      const ar = a.getBoundingClientRect();
+      if (r.right > ar.right + 1 || r.left < ar.left - 1) {
+        out.push('<' + el.tagName.toLowerCase() + '> cut at ' + Math.round(ar.right - r.left) + ' of '
+                 + Math.round(r.width) + ' px: ' + (el.textContent || '').trim().slice(0, 80));
+      }
+      break;
+    }
+  }
+  if (out.length >= 8) break;
+}
+for (const cell of art.querySelectorAll('.cell_output td, .cell_output th, .output td, .output th')) {
+  if (cell.getClientRects().length === 0 || !cell.textContent.trim()) continue;
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const tops = new Set(Array.from(range.getClientRects()).filter(q => q.width > 0).map(q => Math.round(q.top)));
+  if (tops.size > 1) {
+    out.push('a printed table cell wraps onto ' + tops.size + ' lines: ' + cell.textContent.trim().slice(0, 60));
+    break;
+  }
+}
+return out;
+"""
+
+# Is an element on screen (and not a collapsed or hidden drawer)?
+_SHOWN_JS = r"""
+const el = document.querySelector(arguments[0]);
+if (!el) return 'absent';
+const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+return (r.width > 50 && r.height > 50 && r.right > 10 && r.left < innerWidth - 10
+        && cs.visibility !== 'hidden' && cs.display !== 'none' && Number(cs.opacity) > 0.1) ? 'shown' : 'hidden';
+"""
+#: the table of contents and the page's outline (sphinx-book-theme's sidebars)
+PRIMARY, SECONDARY = ".bd-sidebar-primary", ".bd-sidebar-secondary"
+
+
+def _visible_button(driver, selector):
+    for button in driver.find_elements("css selector", selector):
+        if button.is_displayed():
+            return button
+    return None
+
+
+def _press(driver, selector, how):
+    """Activate the visible button ``selector``: a click, or the key ``how`` on it once focused."""
+    from selenium.webdriver.common.keys import Keys
+
+    button = _visible_button(driver, selector)
+    if button is None:
+        return False
+    if how == "click":
+        button.click()
+    else:
+        driver.execute_script("arguments[0].focus();", button)
+        button.send_keys({"Enter": Keys.ENTER, "Space": Keys.SPACE}[how])
+    time.sleep(0.6)  # the drawers slide in (a CSS transition)
+    return True
+
+
+def _shown(driver, selector):
+    return driver.execute_script(_SHOWN_JS, selector)
+
+
+def navigation_problems(driver, url):
+    """Click the theme's buttons (and press Enter/Space on them) at 1280 px and 400 px: ``{kind: [message]}``.
+
+    At 1280 px ☰ (``.primary-toggle``) must hide the table of contents and a second press show it
+    again (by click, Enter and Space in turn, on one load); at 400 px ☰ must open the table of
+    contents and the page-contents button (``.secondary-toggle``) the page's outline, on a page that
+    has one (a fresh load for each press).
+    """
+    problems = {}
+
+    def load(width):
+        driver.set_window_size(width, 900)
+        driver.get(url)
+        driver.execute_async_script(
+            "const d = arguments[arguments.length - 1];"
+            "(function p() { if (document.readyState === 'complete') setTimeout(d, 300); else setTimeout(p, 50); })();")
+
+    def flag(width, message):
+        problems.setdefault(f"navigation-{width}", []).append(message)
+
+    load(WIDE)
+    if _shown(driver, PRIMARY) != "shown":
+        flag(WIDE, "the table of contents is not shown at first")
+    else:
+        for how in ("click", "Enter", "Space"):
+            if not _press(driver, ".primary-toggle", how):
+                flag(WIDE, "no visible ☰ button")
+                break
+            if _shown(driver, PRIMARY) != "hidden":
+                flag(WIDE, f"☰ ({how}) does not collapse the table of contents")
+                break
+            _press(driver, ".primary-toggle", how)
+            if _shown(driver, PRIMARY) != "shown":
+                flag(WIDE, f"☰ ({how}) again does not restore it")
+                break
+    has_outline = None
+    for selector, drawer, what, ways in ((".primary-toggle", PRIMARY, "☰", ("click", "Enter", "Space")),
+                                         (".secondary-toggle", SECONDARY, "the contents button", ("click", "Space"))):
+        for how in ways:
+            load(NARROW)
+            if has_outline is None:
+                has_outline = bool(driver.find_elements("css selector", f"{SECONDARY} nav a"))
+            if _shown(driver, drawer) == "shown":
+                flag(NARROW, f"{drawer} is open before {what} is pressed")
+                break
+            if not _press(driver, selector, how):
+                if selector == ".primary-toggle" or has_outline:
+                    flag(NARROW, f"no visible {what} ({selector})")
+                break
+            if _shown(driver, drawer) != "shown":
+                flag(NARROW, f"{what} ({how}) opens nothing ({drawer})")
+    driver.set_window_size(WIDE, 1000)
+    return problems
+
+
+def png_text_size(data: bytes):
+    """The smallest text height (px of the image) a figure recorded in its PNG, or ``None``."""
+    import io
+
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            value = getattr(image, "text", {}).get(TEXT_SIZE_KEY)
+    except Exception:  # not an image PIL reads (an SVG icon): records nothing
+        return None
+    return float(value) if value else None
+
+
+def _image_bytes(src, origin, root):
+    """The bytes of the image at ``src`` (a ``data:`` URI, or a URL of the site served from ``root``)."""
+    if src.startswith("data:"):
+        header, _, data = src.partition(",")
+        return base64.b64decode(data) if ";base64" in header else None
+    parts = urlsplit(src)
+    if f"{parts.scheme}://{parts.netloc}" != origin:
+        return None
+    path = Path(root) / parts.path.lstrip("/")
+    return path.read_bytes() if path.is_file() else None
+
+
+def figure_text_problems(figures, origin, root, chapter=True):
+    """``figures`` (from :data:`_FIGURES_JS`, at 400 px) whose smallest text is under :data:`MIN_TEXT_PX`.
+
+    Returns ``(problems, smallest)``: the messages, and the smallest text (CSS px) of the page's figures.
+    """
+    problems, smallest = [], None
+    for fig in figures:
+        data = _image_bytes(fig["src"], origin, root)
+        px = png_text_size(data) if data else None
+        if px is None:
+            if chapter and fig["output"]:
+                problems.append(f"a figure records no text size ({TEXT_SIZE_KEY}): {fig['alt']!r}")
+            continue
+        css = px * fig["rendered"] / fig["natural"]
+        smallest = css if smallest is None else min(smallest, css)
+        if css < MIN_TEXT_PX - 0.05:
+            problems.append(f"smallest text {css:.1f} CSS px (a {fig['natural']} px figure shown "
+                            f"{fig['rendered']:.0f} px wide): {fig['alt']!r}")
+    return problems, smallest
+
+
+def first_load_bytes(perf_log, origin):
+    """``(page bytes, shared bytes)`` the browser transferred for the page load in ``perf_log``."""
+    urls, sizes = {}, {}
+    for entry in perf_log:
+        message = json.loads(entry["message"])["message"]
+        method, params = message.get("method"), message.get("params", {})
+        if method == "Network.requestWillBeSent":
+            urls[params["requestId"]] = params["request"]["url"]
+        elif method == "Network.loadingFinished":
+            sizes[params["requestId"]] = params.get("encodedDataLength", 0)
+    page = shared = 0
+    for rid, size in sizes.items():
+        url = urls.get(rid, "")
+        if not url.startswith(origin + "/"):
+            continue
+        if urlsplit(url).path.startswith(SHARED_ASSETS):
+            shared += size
+        else:
+            page += size
+    return page, shared
+
+
 def _snippet(text, i, j, width=60):
     return " ".join(text[max(0, i - width): j + width].split())
 
@@ -381,11 +613,13 @@ def _settle_frames(driver):
         "requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(d, 50)));")
 
 
-def inspect_page(driver, url, axe_source=None, static_html=None, shots=None):
+def inspect_page(driver, url, axe_source=None, static_html=None, shots=None, root=None, chapter=False):
     """Load ``url`` at 1280 px, then at 400 px, and return its problems as ``{kind: [message]}``.
 
     ``static_html`` (the page's HTML source) tells how many widget snapshots it holds; ``shots``
-    is the stem of the screenshots to save (none without it).
+    is the stem of the screenshots to save (none without it); ``root`` is the folder the site is
+    served from (for the figures' recorded text sizes); a ``chapter`` has a first-load budget and its
+    figures must record their text size.
     """
     driver.set_window_size(WIDE, 1000)
     driver.get_log("performance")
@@ -431,6 +665,12 @@ def inspect_page(driver, url, axe_source=None, static_html=None, shots=None):
             add(f"equation-{NARROW}", [f"display equation #{eq['index']} ({eq['width']} px) is cut in a "
                                        f"{eq['avail']} px column (overflow-x: {eq['overflow']}): {eq['tex']}"])
     add(f"overflow-{NARROW}", driver.execute_script(_OVERFLOW_JS))
+    add(f"cut-{NARROW}", driver.execute_script(_CUT_JS))
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+    if root is not None:
+        found, smallest = figure_text_problems(driver.execute_script(_FIGURES_JS), origin, root, chapter)
+        add(f"figure-text-{NARROW}", found)
+        problems["_smallest_figure_text_px"] = None if smallest is None else round(smallest, 2)
     if shots is not None:
         driver.execute_script("document.querySelectorAll('details').forEach(d => { d.open = false; });")
         driver.save_screenshot(f"{shots}__{NARROW}.png")
@@ -439,8 +679,13 @@ def inspect_page(driver, url, axe_source=None, static_html=None, shots=None):
     _settle_frames(driver)
     t_checks = time.perf_counter()
 
-    origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
-    remote, failed = _network(driver.get_log("performance"), origin)
+    perf_log = driver.get_log("performance")
+    remote, failed = _network(perf_log, origin)
+    page_bytes, shared_bytes = first_load_bytes(perf_log, origin)
+    problems["_first_load"] = {"page": page_bytes, "shared": shared_bytes}
+    if chapter and page_bytes > FIRST_LOAD_BUDGET:
+        add("first-load", [f"a first visit loads {page_bytes / 1000:.0f} KB beyond the shared assets "
+                           f"(budget {FIRST_LOAD_BUDGET / 1000:.0f} KB)"])
     add("requests", [f"off localhost: {u}" for u in remote] + failed)
     add("javascript", [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"])
     # axe last, once the page's own requests are read: its CSSOM preload fetches the theme's
@@ -483,8 +728,10 @@ def test_site_has_pages(site):
 def test_page_as_a_reader_sees_it(page, site, server, browser, axe_source):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     stem = SCREENSHOTS / page.removesuffix(".html").replace("/", "__")
+    chapter = (site / "_sources" / page.replace(".html", ".ipynb")).is_file()
     problems = inspect_page(browser, f"{server}/{page}", axe_source,
-                            static_html=(site / page).read_text(encoding="utf-8"), shots=str(stem))
+                            static_html=(site / page).read_text(encoding="utf-8"), shots=str(stem),
+                            root=site, chapter=chapter)
     # every view moves: its first control is moved and another precomputed frame must show
     from widget_probe import probe_views, view_states
 
@@ -497,6 +744,9 @@ def test_page_as_a_reader_sees_it(page, site, server, browser, axe_source):
         if report["changed"] is False:
             problems.setdefault("widgets-move", []).append(
                 f"view {k} ({report['figure']}): moving its control ({report['moved']}) changed nothing")
+    if "bd-sidebar-primary" in (site / page).read_text(encoding="utf-8"):  # a page of the theme (not a redirect)
+        for kind, items in navigation_problems(browser, f"{server}/{page}").items():
+            problems.setdefault(kind, []).extend(items)
     Path(f"{stem}.problems.json").write_text(json.dumps(problems, indent=1))
     assert not {k for k in problems if not k.startswith("_")}, _format(page, problems)
 
@@ -532,6 +782,12 @@ BROKEN_BODY = r"""
 <img src="plot.png" alt="1f2e3d4c5b6a7980.png" width="40" height="40">
 <p style="color: #c8c8c8; background: #ffffff">Text too pale to read.</p>
 <div class="wide-box" style="width: 900px">A box wider than a phone's screen.</div>
+<div class="cell_output"><img src="tiny-text.png" alt="A curve whose labels are too small to read"
+  style="width: 100px"></div>
+<div style="overflow: hidden; width: 200px"><p><code style="white-space: nowrap">classroom.check("ch02-ex-scale",
+  [1.95, 1.61, 1.27, 1.11, 0.99])</code></p></div>
+<div class="cell_output"><table><tr><td style="width: 40px">a long cell that wraps</td></tr></table></div>
+<script src="heavy.js"></script>
 """
 BROKEN_HEAD = '<link rel="stylesheet" href="missing.css">'
 
@@ -541,6 +797,8 @@ CLEAN_BODY = r"""
 <mjx-container class="MathJax" jax="CHTML" display="true"
   style="overflow-x: auto; max-width: 100%"><mjx-math style="width: 600px">medium</mjx-math></mjx-container>
 <img src="plot.png" alt="The bias of clamping against the true count, for three scales" width="40" height="40">
+<div class="cell_output"><img src="big-text.png" alt="The variance of truncation against the scale"></div>
+<p><code>classroom.check("ch02-ex-scale", [1.95, 1.61])</code></p>
 """
 
 #: (kind, what the report must name): one per deliberate fault of the broken page
@@ -557,6 +815,10 @@ BROKEN_FAULTS = [
     (f"equation-{WIDE}", "2000 px"),
     (f"equation-{NARROW}", "(600 px) is cut"),
     (f"overflow-{NARROW}", "wide-box"),
+    (f"figure-text-{NARROW}", "smallest text 3.0 CSS px"),
+    (f"cut-{NARROW}", "classroom.check"),
+    (f"cut-{NARROW}", "wraps onto"),
+    ("first-load", "budget"),
     ("alt", "no alt attribute"),
     ("alt", "1f2e3d4c5b6a7980.png"),
     ("requests", "HTTP 404"),
@@ -570,7 +832,12 @@ BROKEN_FAULTS = [
 @pytest.fixture(scope="module")
 def test_pages(tmp_path_factory):
     root = tmp_path_factory.mktemp("broken-site")
+    _TEST_ROOT["root"] = root
     (root / "plot.png").write_bytes(_PNG)
+    # figures recording their smallest text: 12 px in a 400 px image (3 CSS px shown 100 px wide), 20 px
+    (root / "tiny-text.png").write_bytes(_text_png(400, 12.0))
+    (root / "big-text.png").write_bytes(_text_png(300, 20.0))
+    (root / "heavy.js").write_text("/*" + "x" * (FIRST_LOAD_BUDGET + 50_000) + "*/")
     (root / "broken.html").write_text(_PAGE.format(title="Broken", head=BROKEN_HEAD, body=BROKEN_BODY))
     (root / "clean.html").write_text(_PAGE.format(title="Clean", head="", body=CLEAN_BODY))
     httpd, url = _serve(root)
@@ -579,9 +846,25 @@ def test_pages(tmp_path_factory):
     httpd.server_close()
 
 
+_TEST_ROOT = {}
+
+
+def _text_png(width, text_px):
+    """A ``width``-px PNG recording ``text_px`` as its smallest text (as the book's figures do)."""
+    import io
+
+    from PIL import Image, PngImagePlugin
+
+    info = PngImagePlugin.PngInfo()
+    info.add_text(TEXT_SIZE_KEY, f"{text_px:.2f}")
+    out = io.BytesIO()
+    Image.new("RGB", (width, width // 2), "white").save(out, "png", pnginfo=info)
+    return out.getvalue()
+
+
 @pytest.fixture(scope="module")
 def broken_report(test_pages, browser, axe_source):
-    return inspect_page(browser, f"{test_pages}/broken.html", axe_source)
+    return inspect_page(browser, f"{test_pages}/broken.html", axe_source, root=_TEST_ROOT["root"], chapter=True)
 
 
 @pytest.mark.parametrize("kind, needle", BROKEN_FAULTS, ids=[f"{k}:{n}" for k, n in BROKEN_FAULTS])
@@ -592,8 +875,225 @@ def test_check_flags_broken_page(kind, needle, broken_report):
 
 
 def test_checks_pass_a_clean_page(test_pages, browser, axe_source):
-    problems = inspect_page(browser, f"{test_pages}/clean.html", axe_source)
+    problems = inspect_page(browser, f"{test_pages}/clean.html", axe_source, root=_TEST_ROOT["root"], chapter=True)
     assert not {k for k in problems if not k.startswith("_")}, _format("clean.html", problems)
+
+
+# The navigation check, on a page whose buttons do nothing (what pydata-sphinx-theme 0.17 did to
+# sphinx-book-theme: its script bound a hidden copy of each button) and on one whose buttons work.
+
+_NAV_PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Navigation</title>
+<style>
+body {{ margin: 0; }} .bd-sidebar-primary, .bd-sidebar-secondary {{ width: 250px; height: 400px; background: #eee; }}
+.bd-sidebar-primary {{ float: left; }} .bd-sidebar-secondary {{ float: right; }}
+.wide-hidden {{ display: none; }}
+@media (max-width: 960px) {{
+  .bd-sidebar-primary, .bd-sidebar-secondary {{ position: fixed; top: 0; left: -300px; }}
+  .open {{ left: 0; }}
+}}
+</style></head><body>
+<button class="primary-toggle">☰</button><button class="secondary-toggle">Contents</button>
+<div class="bd-sidebar-primary"><nav><a href="#">Chapter 1</a></nav></div>
+<div class="bd-sidebar-secondary"><nav><a href="#s">Section</a></nav></div>
+<main><h1 id="s">A page</h1></main>
+<script>{script}</script></body></html>"""
+_NAV_WORKING = """
+document.querySelector('.primary-toggle').addEventListener('click', () => {
+  const p = document.querySelector('.bd-sidebar-primary');
+  if (innerWidth > 960) p.classList.toggle('wide-hidden'); else p.classList.toggle('open');
+});
+document.querySelector('.secondary-toggle').addEventListener('click', () =>
+  document.querySelector('.bd-sidebar-secondary').classList.toggle('open'));
+"""
+
+
+@pytest.fixture(scope="module")
+def nav_pages(tmp_path_factory):
+    root = tmp_path_factory.mktemp("nav-site")
+    (root / "dead.html").write_text(_NAV_PAGE.format(script=""))
+    (root / "working.html").write_text(_NAV_PAGE.format(script=_NAV_WORKING))
+    httpd, url = _serve(root)
+    yield url
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_navigation_check_flags_dead_buttons(nav_pages, browser):
+    problems = navigation_problems(browser, f"{nav_pages}/dead.html")
+    wide, narrow = problems.get(f"navigation-{WIDE}", []), problems.get(f"navigation-{NARROW}", [])
+    assert any("does not collapse" in p for p in wide), problems
+    assert any("☰ (click) opens nothing" in p for p in narrow), problems
+    assert any("contents button (Space) opens nothing" in p for p in narrow), problems
+
+
+def test_navigation_check_passes_working_buttons(nav_pages, browser):
+    assert navigation_problems(browser, f"{nav_pages}/working.html") == {}
+
+
+# ----------------------------------------------------------------------------------------------
+# Links: every internal link of every page resolves (a file of the site, and its #anchor there).
+
+_LINK = re.compile(r"""<(?:a|link|img|script|source|iframe)\b[^>]*?\b(?:href|src)=(["'])(.*?)\1""", re.S | re.I)
+
+
+def dead_links(site, pages):
+    """``[page: link (why)]`` for the links of ``pages`` (paths relative to ``site``) that resolve to nothing."""
+    import html as html_lib
+
+    site = Path(site)
+    ids = {}
+
+    def anchors(path):
+        if path not in ids:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            ids[path] = set(re.findall(r"""\b(?:id|name)=["']([^"']+)["']""", text))
+        return ids[path]
+
+    out = []
+    for page in pages:
+        path = site / page
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for _, raw in _LINK.findall(text):
+            link = html_lib.unescape(raw).strip()
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith(("javascript:", "data:", "mailto:")) or not link:
+                continue
+            target = path if not parts.path else (path.parent / parts.path).resolve()
+            if parts.path.endswith("/") or target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                out.append(f"{page}: {link} (no such file)")
+                continue
+            frag = parts.fragment
+            if frag and target.suffix == ".html" and frag not in anchors(target):
+                out.append(f"{page}: {link} (no #{frag} in {target.relative_to(site).as_posix()})")
+    return sorted(set(out))
+
+
+def test_link_check_flags_dead_links(tmp_path):
+    (tmp_path / "a.html").write_text('<a href="b.html#there">ok</a> <a href="c.html">dead</a> '
+                                     '<a href="b.html#nowhere">dead anchor</a> <img src="x.png" alt="x"> '
+                                     '<a href="https://example.org/">remote</a> <a href="#top">self</a>'
+                                     '<h1 id="top">A</h1>')
+    (tmp_path / "b.html").write_text('<h1 id="there">B</h1>')
+    found = dead_links(tmp_path, ["a.html", "b.html"])
+    assert found == ["a.html: b.html#nowhere (no #nowhere in b.html)", "a.html: c.html (no such file)",
+                     "a.html: x.png (no such file)"], found
+
+
+def test_every_internal_link_resolves(site):
+    found = dead_links(site, PAGES)
+    assert not found, f"{len(found)} dead links:\n  " + "\n  ".join(found[:40])
+
+
+def test_views_frames_are_files_of_the_site(site):
+    """No page embeds a view's frames: each is a file under ``_views/`` that exists (fetched when selected)."""
+    embedded, missing, frames = [], [], 0
+    for page in PAGES:
+        html = (site / page).read_text(encoding="utf-8")
+        if "application/vnd.jupyter.widget-state+json" in html and "data:image/png;base64" in html:
+            embedded.append(page)
+        for ref in set(re.findall(r"((?:\.\./)*_views/[0-9a-f]+\.png)", html)):
+            frames += 1
+            if not ((site / page).parent / ref).resolve().is_file():
+                missing.append(f"{page}: {ref}")
+    assert not embedded, f"pages embedding their views' frames: {embedded}"
+    assert not missing, f"frames referenced but not in the site: {missing[:10]}"
+    assert frames > 0, "no page references a view frame (the views are gone?)"
+
+
+def test_intro_links_the_print_edition_page_which_never_dead_ends(site):
+    """The intro links the print-edition page; it links the PDF when the site has it, else says how to build it."""
+    intro = (site / "book" / "intro.html").read_text(encoding="utf-8")
+    assert re.search(r'href="\.\./print-edition\.html"', intro), "the intro does not link print-edition.html"
+    page = (site / "print-edition.html").read_text(encoding="utf-8")
+    if (site / "dpbook.pdf").is_file():
+        assert 'href="dpbook.pdf"' in page, "the site has dpbook.pdf but its print-edition page does not link it"
+    else:
+        assert ".pdf\"" not in page and "tools/print_edition.py" in page, \
+            "without the PDF the print-edition page must say how to build it, and link no PDF"
+
+
+# ----------------------------------------------------------------------------------------------
+# Search: the results' snippets read as text (no TeX source), and there is one search box.
+
+_SEARCH_JS = r"""
+const done = arguments[arguments.length - 1];
+const t0 = Date.now();
+(function poll() {
+  const items = document.querySelectorAll('#search-results li');
+  const snippets = document.querySelectorAll('#search-results p.context');
+  const finished = document.querySelector('#search-results > p, .search-summary');
+  if ((snippets.length >= Math.min(items.length, 5) && items.length > 0 && finished) || Date.now() - t0 > 30000) {
+    return done({items: items.length, snippets: Array.from(snippets).map(p => p.textContent)});
+  }
+  setTimeout(poll, 200);
+})();
+"""
+
+
+def test_search_snippets_read_as_text(site, server, browser):
+    browser.set_window_size(WIDE, 1000)
+    browser.get(f"{server}/search.html?q=epsilon")
+    found = browser.execute_async_script(_SEARCH_JS)
+    assert found["items"] > 0 and found["snippets"], f"searching finds nothing: {found}"
+    problems = markup_problems("\n".join(found["snippets"]))
+    assert not problems, "search snippets show raw markup:\n  " + "\n  ".join(problems[:10])
+
+
+def test_one_search_box_at_each_width(site, server, browser):
+    for width in (WIDE, NARROW):
+        browser.set_window_size(width, 900)
+        browser.get(f"{server}/book/intro.html")
+        boxes = [e for e in browser.find_elements("css selector", ".search-button__button, .search-button-field, "
+                                                  ".search-button, input[type=search]") if e.is_displayed()]
+        assert len(boxes) == 1, f"{len(boxes)} search boxes/buttons shown at {width} px"
+    browser.set_window_size(WIDE, 1000)
+
+
+# ----------------------------------------------------------------------------------------------
+# The API reference: examples are code blocks, and each section lists what it documents.
+
+
+def _api_html(site):
+    path = site / "book" / "api.html"
+    if not path.is_file():
+        pytest.fail("book/api.md is not in the built site")
+    return path.read_text(encoding="utf-8")
+
+
+def examples_in_field_lists(html):
+    """The ``>>>`` lines of docstring examples rendered inside a field list (Parameters, Returns...)."""
+    out = []
+    for block in re.findall(r'<dl class="field-list[^"]*">(.*?)</dl>\s*(?=<|$)', html, flags=re.S):
+        text = re.sub(r"<[^>]+>", "", block)
+        out.extend(line.strip()[:100] for line in text.splitlines() if "&gt;&gt;&gt;" in line or ">>>" in line)
+    return out
+
+
+def test_api_check_flags_examples_in_field_lists():
+    broken = ('<dl class="field-list simple"><dt>Returns</dt><dd><ul><li><p><strong>&gt;&gt;&gt; '
+              'mech.bias(0.1)</strong></p></li></ul></dd>\n</dl>')
+    clean = ('<dl class="field-list simple"><dt>Returns</dt><dd><p>float</p></dd>\n</dl>'
+             '<p class="rubric">Examples</p><div class="highlight"><pre>&gt;&gt;&gt; mech.bias(0.1)</pre></div>')
+    assert examples_in_field_lists(broken) and not examples_in_field_lists(clean)
+
+
+def test_api_examples_render_as_code_blocks(site):
+    found = examples_in_field_lists(_api_html(site))
+    assert not found, (f"{len(found)} docstring examples render inside a Parameters/Returns list instead of an "
+                       "Examples section (numpydoc):\n  " + "\n  ".join(found[:20]))
+
+
+def test_api_sections_list_what_they_document(site):
+    """Every documented class or function of the API page is linked from its section's summary table."""
+    html = _api_html(site)
+    documented = set(re.findall(r'<dt class="sig sig-object py" id="dpbook\.([A-Za-z_]\w*)">', html))
+    listed = set(re.findall(r'<table class="autosummary[^"]*">.*?</table>', html, flags=re.S) and
+                 re.findall(r'href="#dpbook\.([A-Za-z_]\w*)"', "".join(
+                     re.findall(r'<table class="autosummary[^"]*">.*?</table>', html, flags=re.S))))
+    assert documented, "no documented object found on the API page"
+    assert not documented - listed, f"documented but in no section's contents table: {sorted(documented - listed)}"
 
 
 # A code cell that starts to overflow only when its web font arrives (what sank a CI run: the theme

@@ -222,3 +222,25 @@ def test_kept_figure_check_fails_on_a_stale_artist():
             plt.close(fresh)
     finally:
         kept.close()
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_controls_read_in_the_books_notation(name):
+    """Every control of the static page is labelled in the book's notation, not by a code name, offers
+    readable options, and a slider has at least three positions (two read better as a choice)."""
+    view = VIEWS[name]
+    defaults = view.defaults
+    for key, values in view.frame_grid().items():
+        control = widgets._grid_control(key, view.controls[key], values, defaults[key])
+        assert "_" not in control.description, f"{name}: control {key!r} is labelled {control.description!r}"
+        labels = [label for label, _ in control.options]
+        assert not [s for s in labels if "_" in s], f"{name}: {key!r} offers code names {labels}"
+        if isinstance(control, w.SelectionSlider):
+            assert len(labels) >= 3, f"{name}: the slider {key!r} has {len(labels)} positions"
+
+
+def test_notation_check_flags_code_names_and_two_position_sliders():
+    two = widgets._grid_control("width", (0.0, 1.0, 0.1), (0.25, 0.5), 0.25)
+    assert not isinstance(two, w.SelectionSlider)  # a choice of two, not a slider with no middle
+    coded = widgets._grid_control("max_gap", (0.0, 1.0, 0.1), (0.25, 0.5, 0.75), 0.25)
+    assert "_" in coded.description  # a parameter without a label in the book's notation shows its name

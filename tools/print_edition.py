@@ -4,7 +4,7 @@ Runs exactly the command a reader types, ``jupyter-book build . --builder pdflat
 ``latex:`` in ``_config.yml``), into the same ``--path-output`` as the HTML build: the chapters'
 outputs then come from the execution cache the HTML build filled (``execute_notebooks: cache``), so
 no notebook executes again.  Then it checks that the PDF was written by this run, copies it to
-``<path-output>/_build/html/dpbook.pdf`` (the intro page links it) and prints its page count and
+``<path-output>/_build/html/dpbook.pdf`` (the site's ``print-edition.html``, linked from the intro, then links it) and prints its page count and
 the build's seconds.
 
     python tools/print_edition.py [--path-output DIR] [--no-copy]
@@ -72,7 +72,13 @@ def main(argv=None) -> int:
         if not (site / "index.html").is_file():
             raise SystemExit(f"print edition: no HTML site at {site} to copy the PDF into (build the HTML first)")
         shutil.copy2(pdf, site / SITE_NAME)
-        print(f"print edition: copied to {site / SITE_NAME}")
+        # the site's print-edition page (the intro links it) now links the PDF: the same writer as the HTML build's
+        sys.path.insert(0, str(ROOT / "_ext"))
+        from dpbook_site.latex import SITE_PDF, write_print_page
+
+        assert SITE_PDF == SITE_NAME
+        write_print_page(site)
+        print(f"print edition: copied to {site / SITE_NAME}, linked from {site / 'print-edition.html'}")
     return 0
 
 

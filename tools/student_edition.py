@@ -14,7 +14,9 @@ exercise with a numeric answer (its solution records it with :func:`dpbook_book.
 the cell assigns it to the variable that the chapter's otter-grader assignment
 (``tools/assignments.py``) grades, ``chNN_ex_name = ...``: the student edition and the assignments
 are read from the same chapters by the same parser (:mod:`dpbook_book.exercises`).  Every output and
-execution count is cleared.
+execution count is cleared.  Each copy is marked as a student edition in its metadata, so that
+:func:`dpbook_book.classroom.check`, run in the edition's folder, looks past it for the book's
+notebooks (the repository around it, or ``DPBOOK_BOOK_DIR``) instead of finding no solution there.
 
 It needs nbformat, declared in the ``book`` extra (``pip install "dpbook[book]"``) and pinned in
 ``requirements.txt``.
@@ -34,7 +36,9 @@ except ImportError as err:  # pragma: no cover - the message is the point
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from dpbook_book.exercises import OPEN as _OPEN, chapter_exercises, directive_end as _directive_end, solution_step, variable_name
+from dpbook_book.exercises import (  # noqa: E402 - after the nbformat check
+    OPEN as _OPEN, STUDENT_EDITION, chapter_exercises, directive_end as _directive_end,
+    solution_step, variable_name)
 
 
 def _answer_cell(label, numeric=False):
@@ -112,6 +116,8 @@ def student_notebook(nb, numeric=()):
             cell.id = f"student-{k}"
         seen.add(cell.id)
     out.cells = cells
+    # marked, so the checker looks past this folder for the book's solutions (dpbook_book.exercises.find_book)
+    out.metadata.setdefault("dpbook", {})[STUDENT_EDITION] = True
     out.nbformat, out.nbformat_minor = 4, max(out.get("nbformat_minor", 5), 5)  # cell ids need 4.5
     return out, labels
 

@@ -40,28 +40,12 @@ from dataclasses import dataclass, field
 VIEWS: dict = {}
 
 
-#: For the site (the site extension writes it next to the widget manager and loads it after it): names
-#: every slider handle by its control's label.  The widget manager draws a slider's handle as a
-#: ``role="slider"`` element with no accessible name, and the label beside it is not tied to it.
-SLIDER_LABELS_JS = """\
-// Name each ipywidgets slider handle after its label (the widget manager leaves it unnamed).
-(function () {
-  function label() {
-    document.querySelectorAll('.widget-slider .noUi-handle:not([aria-label])').forEach(function (h) {
-      var text = h.closest('.widget-slider').querySelector('.widget-label');
-      if (text && text.textContent.trim()) h.setAttribute('aria-label', text.textContent.trim());
-    });
-  }
-  new MutationObserver(label).observe(document.documentElement, {childList: true, subtree: true});
-  label();
-})();
-"""
-
 #: the most frames one view may precompute for the static page (the product of its grid's sizes)
 MAX_FRAMES = 40
 
 #: how a control is labelled next to its slider (else by its parameter name)
-LABELS = {"epsilon": "ε", "sensitivity": "Δ", "alpha": "α", "rho": "ρ", "q": "q", "K": "K"}
+LABELS = {"epsilon": "ε", "sensitivity": "Δ", "alpha": "α", "rho": "ρ", "q": "q", "K": "K",
+          "max_count": "largest count m", "q1": "q₁", "q2": "q₂", "n": "n", "i": "i"}
 
 
 @dataclass(frozen=True)
@@ -193,6 +177,8 @@ def _grid_control(key, spec, values, value):
         options = [(labels.get(v, _format(v)), v) for v in values]
         return w.Dropdown(options=options, value=value, description=_label(key), style=style)
     options = [(_format(v), v) for v in values]
+    if len(options) <= 2:  # two positions read better as a choice than as a slider with no middle
+        return w.Dropdown(options=options, value=value, description=_label(key), style=style)
     return w.SelectionSlider(options=options, value=value, description=_label(key), continuous_update=True,
                              style=style, layout=w.Layout(width="min(100%, 420px)"))
 
@@ -225,35 +211,40 @@ class Redraw:
 def _png(make, close):
     """PNG bytes of the figure ``make()`` returns, with the collector paused (see :func:`render`)."""
     import gc
-    import io
 
     import matplotlib.pyplot as plt
+
+    from dpbook_book.plotting import png_bytes
 
     collecting = gc.isenabled()
     gc.disable()
     try:
         fig = make()
-        png = io.BytesIO()
         try:
             _share_mathtext(fig)
-            fig.savefig(png, format="png", pil_kwargs={"compress_level": 1})
+            png = png_bytes(fig)
         finally:
             if close:
                 plt.close(fig)
     finally:
         if collecting:
             gc.enable()
-    return png.getvalue()
+    return png
 
 
 def compact_png(png):
     """``png`` with its colours reduced to a 256-colour palette: a third of the bytes, for embedded frames."""
     import io
 
-    from PIL import Image
+    from PIL import Image, PngImagePlugin
 
+    image = Image.open(io.BytesIO(png))
+    info = PngImagePlugin.PngInfo()
+    for key, value in image.text.items():  # the figure's recorded text size (plotting.png_bytes)
+        info.add_text(key, value)
     out = io.BytesIO()
-    Image.open(io.BytesIO(png)).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(out, "png", optimize=True)
+    image.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(
+        out, "png", optimize=True, pnginfo=info, dpi=image.info.get("dpi", (100, 100)))
     return out.getvalue()
 
 

@@ -7,7 +7,7 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 
 import dpbook
 from dpbook_book.plotting import COLORS, figure
-from dpbook.sensitivity import (
+from dpbook import (
     covariance_sensitivity,
     mean_sensitivity,
     neighbour_changes,
@@ -47,12 +47,12 @@ def draw_likelihood_ratio(epsilon=1.0, sensitivity=1.0, q=0.0):
     ax1.plot(x, np.exp(log_p), color=COLORS["laplace"], label=r"$D$: $q + L_b$")
     ax1.plot(x, np.exp(log_p2), color=COLORS["bit"], ls="--", label=r"$D'$: $q + \Delta + L_b$")
     ax1.set(xlabel="output $x$", ylabel="density", title=f"b = Δ/ε = {b:.3g}")
-    ax1.legend(loc="upper right")
+    ax1.legend(loc="best")
     ax2.plot(x, log_p - log_p2, color=COLORS["simulation"], label=r"$\log p_D(x) - \log p_{D'}(x)$")
     for s in (-1, 1):
         ax2.axhline(s * epsilon, color=COLORS["bound"], ls=":", label=r"$\pm\varepsilon$" if s > 0 else None)
     ax2.set(xlabel="output $x$", ylabel="log-likelihood ratio", ylim=(-1.6 * epsilon, 1.6 * epsilon))
-    ax2.legend(loc="lower left")
+    ax2.legend(loc="best")
     return fig
 
 
@@ -63,7 +63,8 @@ _STATISTICS = {
 }
 
 
-@view(statistic=["mean", "variance", "covariance"], n=(3, 6, 1), relation=["substitution", "add_remove"],
+@view(statistic=["mean", "variance", "covariance"], n=(3, 6, 1), relation=[("substitution (one record replaced)", "substitution"),
+                                                                              ("add or remove one record", "add_remove")],
       grid={"statistic": None, "relation": None, "n": (3, 4, 5, 6)})
 def draw_neighbour_changes(statistic="variance", n=5, relation="substitution"):
     """Histogram of ``|f(D) - f(D')|`` over every neighbouring pair of data sets on a grid in [0, 1]."""
@@ -80,7 +81,7 @@ def draw_neighbour_changes(statistic="variance", n=5, relation="substitution"):
     ax.set(xlabel=r"$|f(D) - f(D')|$", ylabel="number of neighbouring pairs", yscale="log", ylim=(0.7, 2.0 * counts.max()),
            title=f"{statistic}, n = {n}, {relation}: {changes.size} pairs of data sets on a grid in [0, 1]")
     _plain_log_labels(ax.yaxis)
-    ax.legend(loc="upper center")
+    ax.legend(loc="best")
     return fig
 
 
@@ -101,7 +102,7 @@ def draw_bounded_laws(lower=0.0, upper=1.0, q=0.2, epsilon=2.0, sensitivity=0.5)
     ax1.plot([lower, upper], [p_lo, p_hi], "o", color=COLORS["bit"], label="BIT point masses")
     ax1.axvline(q, color=COLORS["simulation"], ls=":", lw=1, label="true value $q$")
     ax1.set(xlabel="output", ylabel="density / probability", title=f"b = Δ/ε = {b:.3g}")
-    ax1.legend(loc="upper right")
+    ax1.legend(loc="best")
     qs = np.linspace(lower, upper, 201)
     ax2.plot(qs, trunc.bias(qs), color=COLORS["truncated"], label="truncated, Liu (6)")
     ax2.plot(qs, bit.bias(qs), color=COLORS["bit"], label="BIT, Liu (7)")
@@ -109,7 +110,7 @@ def draw_bounded_laws(lower=0.0, upper=1.0, q=0.2, epsilon=2.0, sensitivity=0.5)
     if lower <= q <= upper:
         ax2.plot([q, q], [trunc.bias(q), bit.bias(q)], "o", color=COLORS["simulation"])
     ax2.set(xlabel="true value $q$", ylabel="bias")
-    ax2.legend(loc="upper right")
+    ax2.legend(loc="best")
     return fig
 
 
@@ -129,5 +130,5 @@ def draw_mse_rates(epsilon=1.0, position=0.1, mechanism="bit"):
     ax.loglog(n, mse, color=COLORS[mechanism], label=f"{mechanism}: exact MSE at $q$ = {position:g}")
     ax.set(xlabel="sample size $n$ (data in [0, 1], $b = 1/(n\\varepsilon)$)", ylabel="MSE of the release about $q$")
     _plain_log_labels(ax.xaxis, ax.yaxis)
-    ax.legend(loc="lower left")
+    ax.legend(loc="best")
     return fig

@@ -2,7 +2,7 @@
 
 Chapter 13's view draws every range-adherent mechanism of the book on the same axes at the same exact
 ε, as :mod:`dpbook.choosing` calibrates and compares them.  Chapter 14's views draw the step
-post-processings of :mod:`dpbook.optimal`.  Every number comes from a dpbook mechanism or formula.
+post-processings of :mod:`dpbook.design.least_bias`.  Every number comes from a dpbook mechanism or formula.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def draw_choosing(epsilon=1.0, domain=DOMAINS[0], metric="bias", sensitivity=Non
     ax.set_xlabel(r"true value $q$")
     ax.set_ylabel(sym[metric])
     ax.set_title(rf"all audited at $\varepsilon={epsilon:.2f}$, $\Delta={delta:g}$, $q\in{DOMAIN_LABELS[domain]}$")
-    ax.legend(loc="best", fontsize=8)
+    ax.legend(loc="best")
     return fig
 
 
@@ -71,7 +71,7 @@ def draw_threshold_postprocessing(threshold=1.2785, shift=0.2785, scale=1.0):
     ax.plot(x, np.maximum(x - star, 0.0), color=COLORS["translated_ramp"], ls=":", label=r"$\tau_{\alpha^*}(x)$")
     ax.set_xlabel(r"Laplace output $x$ (units of $b$)")
     ax.set_ylabel(r"released value $\varphi(x)$")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     q = np.linspace(0.0, 5.0 * b, 400)
     ax2.plot(q, mech.bias(q), color=COLORS["simulation"],
              label=rf"$\beta_\varphi(q)$, worst ${worst.value / b:.4f}\,b$")
@@ -82,7 +82,7 @@ def draw_threshold_postprocessing(threshold=1.2785, shift=0.2785, scale=1.0):
     ax2.axhline(0.0, color="k", lw=0.6)
     ax2.set_xlabel(r"true value $q$ (units of $b$)")
     ax2.set_ylabel(r"bias $\beta_\varphi(q)$")
-    ax2.legend(loc="upper right", fontsize=8)
+    ax2.legend(loc="best")
     return fig
 
 
@@ -101,7 +101,7 @@ def draw_program(result, q_step=None, label="program"):
     ax.plot(x, np.maximum(x, 0.0), color=COLORS["bound"], ls=":", label=r"$\max(x,0)$")
     ax.set_xlabel(r"Laplace output $x$ (units of $b$)")
     ax.set_ylabel(r"$\varphi(x)$")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     top = 8.0 * b
     if np.isfinite(result.bias.argmax):
         top = max(top, result.bias.argmax + 2.0 * b)
@@ -118,5 +118,5 @@ def draw_program(result, q_step=None, label="program"):
     ax2.set_xlabel(r"true value $q$ (units of $b$)")
     ax2.set_ylabel(r"bias $\beta_\varphi(q)$")
     ax2.set_ylim(-1.15 * result.bias.value, 2.7 * result.bias.value)
-    ax2.legend(loc="upper right", fontsize=8)
+    ax2.legend(loc="best")
     return fig

@@ -102,6 +102,6 @@ def draw_count_boundary(epsilon=1.0, n=10):
     ax.set_title(rf"$\varepsilon={epsilon:.2g}$, counts in $\{{0,\dots,{n}\}}$", fontsize=10)
     ax2.set_title(r"each mechanism $\varepsilon$-DP", fontsize=10)
     ax2.set_ylim(bottom=0.0)
-    ax.legend(loc="upper right", fontsize=7)
-    ax2.legend(loc="lower center", fontsize=7)
+    ax.legend(loc="best")
+    ax2.legend(loc="best")
     return fig

@@ -111,7 +111,7 @@ def lab_table(epsilon=0.5, max_count=10):
 def draw_least_bias(epsilon=0.5):
     """The least-bias map of Chapter 20's theorem against clamping (a static figure, not a view).
 
-    Left: the maps ``k ↦ φ(k)`` (least-bias ``φ*``, clamping, the identity).  Right: their exact biases
+    Top: the maps ``k ↦ φ(k)`` (least-bias ``φ*``, clamping, the identity).  Bottom: their exact biases
     over the true count, with the band ``±B*`` of the theorem and the conditioned release.
     """
     b = 1.0 / _epsilon(epsilon)
@@ -124,11 +124,11 @@ def draw_least_bias(epsilon=0.5):
     ax.step(k, np.maximum(k, 0), where="mid", **_STYLE["clamp"], label="clamp at 0")
     ax.plot(k, star.phi(k), marker="o", ms=3.5, **_STYLE["least"], label=r"least-bias $\varphi^*$")
     ax.axvline(t, color=COLORS["bound"], lw=0.6)
-    ax.annotate(rf"$t={t}$", (t, 0), xytext=(4, 4), textcoords="offset points", fontsize=8)
+    ax.annotate(rf"$t={t}$", (t, 0), xytext=(4, 4), textcoords="offset points")
     ax.set_xlabel(r"release $k = q + K$")
     ax.set_ylabel(r"$\varphi(k)$")
     ax.set_title(rf"$\varepsilon={epsilon:.2g}$, $b={b:.3g}$", fontsize=10)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="best")
     q = np.arange(0, t + 8)
     mechs = count_mechanisms(epsilon)
     ax2.axhspan(-B, B, color=_STYLE["least"]["color"], alpha=0.12, lw=0, label=rf"$\pm B^* = \pm{B:.3f}$")
@@ -137,7 +137,7 @@ def draw_least_bias(epsilon=0.5):
     ax2.axhline(0.0, **_STYLE["raw"], label=METHODS["raw"])
     ax2.set_xlabel(r"true count $q$")
     ax2.set_ylabel(r"exact bias $E\,M(q) - q$")
-    ax2.legend(loc="upper right", fontsize=8)
+    ax2.legend(loc="best")
     return fig
 
 
@@ -145,7 +145,7 @@ def draw_least_bias(epsilon=0.5):
 def draw_small_areas(epsilon=0.5, max_count=10):
     """Many small areas released at ``ε``: the exact bias per true count, and of the total over all areas.
 
-    Left: the exact bias at each true count of the per-area methods.  Right: the exact bias of the total
+    Top: the exact bias at each true count of the per-area methods.  Bottom: the exact bias of the total
     over ``AREAS_PER_COUNT`` areas at each count ``0, …, max_count``, with error bars of one exact
     standard deviation of the total (RMSE for the "sum, then clamp" bar, an upper bound).
     """
@@ -159,7 +159,7 @@ def draw_small_areas(epsilon=0.5, max_count=10):
     ax.set_xlabel(r"true count $q$ of an area")
     ax.set_ylabel(r"exact bias per area")
     ax.set_title(rf"$\varepsilon={epsilon:.2g}$ per area", fontsize=10)
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="best")
     keys = list(METHODS)[::-1]  # top to bottom in the order of METHODS
     bias = np.array([table[k][0] for k in keys])
     sd = np.array([math.sqrt(max(table[k][1] ** 2 - table[k][0] ** 2, 0.0)) for k in keys])
@@ -167,8 +167,9 @@ def draw_small_areas(epsilon=0.5, max_count=10):
     ax2.barh(rows, bias, height=0.6, color=[_STYLE[k]["color"] for k in keys], alpha=0.85)
     ax2.hlines(rows, bias - sd, bias + sd, color=COLORS["simulation"], lw=1.2)
     ax2.axvline(0.0, color=COLORS["bound"], lw=0.8)
-    ax2.set_yticks(rows, [SHORT[k] for k in keys], fontsize=8)
+    ax2.set_yticks(rows, [SHORT[k] for k in keys])
     ax2.set_xlabel("exact bias of the total (± 1 sd)")
     n, total = lab_counts(max_count).size, int(lab_counts(max_count).sum())
     ax2.set_title(rf"{n} areas, true total {total}", fontsize=10)
+    fig.subplots_adjust(left=0.3)  # room for the method names beside the bars (the panels are stacked)
     return fig

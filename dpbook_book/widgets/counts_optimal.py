@@ -97,14 +97,13 @@ def _squares(ax, matrix, color, title):
 def draw_count_optimal(prior="binomial", loss="absolute", epsilon=1.0, n=10):
     """The best ε-DP count mechanism for one user (linear program) and GRS's (geometric, then remap).
 
-    Left: the user's prior over the true count ``i``.  Middle: an optimal mechanism of the program
+    Top: the user's prior over the true count ``i``.  Middle: an optimal mechanism of the program
     over all ε-DP mechanisms on ``{0, …, n}``, each probability ``P(r | i)`` a square of that area.
-    Right: the truncated geometric mechanism followed by the user's best remap.  The titles give
+    Bottom: the truncated geometric mechanism followed by the user's best remap.  The titles give
     each one's expected loss: equal, as Ghosh, Roughgarden and Sundararajan proved.
     """
     p, (lp_matrix, lp_value), (grs_matrix, grs_value) = _solve(prior, loss, float(epsilon), int(n))
-    fig, (ax0, ax1, ax2) = figure(ncols=3, width=7.6, height=3.5,
-                                  gridspec_kw={"width_ratios": [1.0, 2.6, 2.6]})
+    fig, (ax0, ax1, ax2) = figure(ncols=3, gridspec_kw={"width_ratios": [1.0, 1.6, 1.6]})
     size = int(n) + 1
     ax0.barh(np.arange(size), p, color=COLORS["bound"], height=0.7)
     ax0.set_ylim(size - 0.3, -0.7)
@@ -112,13 +111,15 @@ def draw_count_optimal(prior="binomial", loss="absolute", epsilon=1.0, n=10):
     ax0.set_xlabel(r"prior $p(i)$")
     ax0.set_ylabel(r"true count $i$")
     ax0.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax0.set_title(f"prior\n{PRIORS[prior]}", fontsize=9.5)
+    ax0.set_title(f"prior: {PRIORS[prior]}", fontsize=9.5)
     _squares(ax1, lp_matrix, COLORS["laplace"], f"best ε-DP mechanism\nexpected loss {lp_value:.4f}")
     _squares(ax2, grs_matrix, COLORS["bit"], f"geometric + best remap\nexpected loss {grs_value:.4f}")
     for ax in (ax1, ax2):
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.tick_params(labelleft=False)
+        ax.set_ylabel(r"true count $i$")
+    height = fig.get_figheight()
     fig.suptitle(rf"{LOSSES[loss][0]}, $\varepsilon = {float(epsilon):g}$, counts $0, \ldots, {int(n)}$",
-                 fontsize=10, y=0.985)
-    fig.subplots_adjust(top=0.78, left=0.08, right=0.98, wspace=0.12)
+                 fontsize=10, y=1 - 0.12 / height)
+    # the panels are stacked: room above for the title, and between them for two-line panel titles
+    fig.subplots_adjust(top=1 - 0.85 / height, hspace=0.45)
     return fig

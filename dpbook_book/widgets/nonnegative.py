@@ -1,7 +1,7 @@
 """Interactive views of Part II (chapters 6–9): McGlinchey & Mason's nonnegative mechanisms.
 
 Every number drawn here comes from a dpbook mechanism or formula function; this module only
-arranges them on axes (Chapter 9's post-processing functions are in :mod:`dpbook.postprocessing`).
+arranges them on axes (Chapter 9's post-processing functions are in :mod:`dpbook.families.postprocessing`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 from scipy import stats
 
 import dpbook
-from dpbook.postprocessing import piecewise_linear_phi, softplus_phi, translated_ramp_phi
+from dpbook import piecewise_linear_phi, softplus_phi, translated_ramp_phi
 from dpbook_book.plotting import COLORS, figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
@@ -50,7 +50,7 @@ FAMILIES = {"ramp": "ramp", "translated_ramp": "translated ramp", "softplus": "s
 
 def _family_phi(family, shift, width, slope, offset):
     """The keyword arguments of :class:`dpbook.PostProcessed` for the option ``family`` (a key of
-    :data:`FAMILIES`); the functions themselves live in :mod:`dpbook.postprocessing`.  Parameters a
+    :data:`FAMILIES`); the functions themselves live in :mod:`dpbook.families.postprocessing`.  Parameters a
     family does not use are ignored."""
     if family == "ramp":
         return translated_ramp_phi(0.0)
@@ -89,7 +89,7 @@ def draw_nonnegative_bias(epsilon=1.0, sensitivity=1.0, q=1.0):
     ax2.set_xlabel(r"true value $q$")
     ax2.set_ylabel(r"$B_2/B_1$ at equal privacy $\varepsilon$")
     _plain_log(ax2.yaxis, subs=(1.0, 2.0, 5.0))
-    ax2.legend(loc="upper left")
+    ax2.legend(loc="best")
     return fig
 
 
@@ -116,7 +116,7 @@ def draw_log_laplace(K=1.25, epsilon=1.0, n=20_000, seed=7):
     ax.set_xlabel("number of releases $n$")
     ax.set_ylabel("running mean / $Q$")
     ax.set_title(rf"$K={K:.2f}$, $\varepsilon={epsilon:.2f}$, $b=K/\varepsilon={b:.2f}$")
-    ax.legend(loc="lower right")
+    ax.legend(loc="best")
     bs = np.linspace(0.01, 0.99, 200)
     ax2.semilogy(bs, [dpbook.relative_bias(v) for v in bs], color=COLORS["log_laplace"], label="relative bias")
     ax2.axvline(0.5, color=COLORS["bound"], ls=":", label=r"variance infinite beyond $K/\varepsilon=1/2$")
@@ -128,7 +128,7 @@ def draw_log_laplace(K=1.25, epsilon=1.0, n=20_000, seed=7):
     _plain_log(ax.yaxis, subs=(1.0, 2.0, 5.0))
     ax2.set_xlabel(r"$b=K/\varepsilon$")
     ax2.set_ylabel(r"$\mathbb{E}[Qe^{L_b}]/Q-1$")
-    ax2.legend(loc="upper left")
+    ax2.legend(loc="best")
     return fig
 
 
@@ -148,7 +148,7 @@ def draw_translated_ramp(alpha=0.35, scale=1.0):
     ax.axhline(0.0, color="k", lw=0.6)
     ax.set_xlabel(r"true value $q$ (units of $b$)")
     ax.set_ylabel(r"bias $\beta_\alpha(q)$")
-    ax.legend(loc="upper right")
+    ax.legend(loc="best")
     alphas = np.linspace(0.0, 1.0 * b, 101)
     worst = np.array([dpbook.TranslatedRamp(b, a).max_abs_bias() for a in alphas])
     star = dpbook.optimal_ramp_shift(b)
@@ -158,7 +158,7 @@ def draw_translated_ramp(alpha=0.35, scale=1.0):
     ax2.plot([alpha], [mech.max_abs_bias()], "o", color=COLORS["translated_ramp"], ms=5)
     ax2.set_xlabel(r"shift $\alpha$ (units of $b$)")
     ax2.set_ylabel(r"worst bias $B(\alpha)$")
-    ax2.legend(loc="upper right")
+    ax2.legend(loc="best")
     return fig
 
 
@@ -186,7 +186,7 @@ def draw_quantile_coupling(q=0.5, base="laplace"):
     ax.set_xlabel(r"uniform draw $u$")
     ax.set_ylabel("coupled releases")
     ax.set_title(rf"{base} base, $q={q:.2f}$: $\mathbb{{E}}\hat Y_q-q={mech.bias(q):.3f}$")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     return fig
 
 
@@ -236,7 +236,7 @@ def draw_postprocessing_bias(family="piecewise_linear", shift=1.2353, width=0.5,
     ax.set_xlabel(r"noisy value $x$ (units of $b$)")
     ax.set_ylabel(r"release $\varphi(x)$")
     ax.set_title(FAMILIES[family])
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     ax2.plot(qs, bias, ".-", color=COLORS["translated_ramp"], label=r"bias of $\varphi(q+L_b)$")
     bound = dpbook.bias_lower_bound(b)
     ax2.axhline(worst, color=COLORS["translated_ramp"], ls="--", lw=1, label=rf"$\pm B(\varphi)=\pm{worst / b:.5f}\,b$")
@@ -245,5 +245,5 @@ def draw_postprocessing_bias(family="piecewise_linear", shift=1.2353, width=0.5,
     ax2.axhline(0.0, color="k", lw=0.6)
     ax2.set_xlabel(r"true value $q$ (units of $b$)")
     ax2.set_ylabel(r"bias $\mathbb{E}\varphi(Y_q)-q$")
-    ax2.legend(loc="upper right")
+    ax2.legend(loc="best")
     return fig

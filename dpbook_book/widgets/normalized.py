@@ -44,8 +44,8 @@ EPS_GRID = tuple(float(e) for e in np.round(np.linspace(0.05, 3.0, 24), 4))
 def draw_normalization_leak(epsilon=1.0, i=1.0):
     """Croft–Sack–Shi's motivating example (22)–(24): truncation to ``[0, ∞)`` at the fixed scale ``Δ/ε``.
 
-    Left: the normalized densities for the true values ``0`` (on the boundary) and ``iΔ``, with the
-    Laplace densities before normalization (dotted).  Right: the log-ratio of the two normalized
+    Top: the normalized densities for the true values ``0`` (on the boundary) and ``iΔ``, with the
+    Laplace densities before normalization (dotted).  Bottom: the log-ratio of the two normalized
     densities against the output, with the requirement ``iε`` of their guarantee and the exact loss of
     the pair from :func:`dpbook.pair_loss`, ``log(2e^{iε} - 1)``, attained at the boundary output ``x = 0``.
     """
@@ -61,7 +61,7 @@ def draw_normalization_leak(epsilon=1.0, i=1.0):
     ax.set_xlabel(r"output $x$")
     ax.set_ylabel("density")
     ax.set_title(rf"$b=\Delta/\varepsilon$, $\varepsilon={epsilon:.2f}$ (dotted: before normalization)")
-    ax.legend(loc="upper right")
+    ax.legend(loc="best")
     xs = np.linspace(0.0, q2 + 4.0 * b, 400)
     ratio = mech.logpdf(xs, q1) - mech.logpdf(xs, q2)
     loss = dpbook.pair_loss(mech, q1, q2)
@@ -72,7 +72,7 @@ def draw_normalization_leak(epsilon=1.0, i=1.0):
     ax2.set_xlabel(r"output $x$")
     ax2.set_ylabel("log-likelihood ratio")
     ax2.set_ylim(min(ratio.min(), 0.0) - 0.1 * loss, 1.3 * loss)
-    ax2.legend(loc="lower left")
+    ax2.legend(loc="best")
     return fig
 
 
@@ -105,7 +105,7 @@ def draw_true_epsilon(epsilon=1.0, width=np.inf):
     ax.annotate(f"{here:.3f}", (epsilon, here), textcoords="offset points", xytext=(6, -14))
     ax.set_xlabel(r"nominal $\varepsilon$ (scale $b=\Delta/\varepsilon$)")
     ax.set_ylabel(r"exact privacy loss $\varepsilon'$")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     return fig
 
 
@@ -139,7 +139,7 @@ def draw_guarantee_vs_dp(epsilon=1.0):
     ax.set_ylabel(r"worst log-ratio $\ln p_0(x)/p_h(x)$")
     ax.set_xlim(0.0, 3.0)
     ax.set_ylim(0.0, 3.5 * epsilon)
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     return fig
 
 
@@ -164,11 +164,11 @@ def draw_croft_scale(epsilon=1.0):
     ax.plot([0.0], [s1 * epsilon], "o", color=COLORS["croft"], ms=6)
     ax.annotate(rf"$\sigma_1={s1 * epsilon:.4f}\,\Delta/\varepsilon$", (0.0, s1 * epsilon), textcoords="offset points", xytext=(8, 6))
     ax.axvline(1.0, color=COLORS["bound"], lw=1.0, ls=":")
-    ax.annotate("branch switch\n" + r"$d=\Delta/\varepsilon$", (1.0, 1.05), textcoords="offset points", xytext=(5, 0), fontsize=8)
+    ax.annotate("branch switch\n" + r"$d=\Delta/\varepsilon$", (1.0, 1.05), textcoords="offset points", xytext=(5, 0))
     ax.set_xlabel(r"distance to the boundary $d = q - l$ (units of $\Delta/\varepsilon$)")
     ax.set_ylabel(r"scale (units of $\Delta/\varepsilon$)")
     ax.set_ylim(0.9, 2.1)
-    ax.legend(loc="upper right")
+    ax.legend(loc="best")
     return fig
 
 
@@ -195,7 +195,7 @@ def draw_croft_audit(epsilon=1.0, q=0.5, reach=200.0):
         a.set_xlabel(r"output $x$")
     ax.set_ylabel("log-likelihood ratio")
     ax.set_title(rf"$\varepsilon={epsilon:.2f}$, scales $\sigma({q1:g})={mech.scale_at(q1):.3f}$, $\sigma({q2:g})={mech.scale_at(q2):.3f}$")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     near = q2 + 10.0
     ax2.set_xlim(0.0, near)
     zoom = up[x <= near]
@@ -228,7 +228,7 @@ def draw_croft_comparison(epsilon=1.0, q=0.5):
         ax2.plot([q * epsilon], [m.bias(q) * epsilon], "o", color=c, ms=4)
     ax.set_xlabel(r"true value $q$ (units of $\Delta/\varepsilon$)")
     ax.set_ylabel(r"MSE (units of $(\Delta/\varepsilon)^2$)")
-    ax.legend(loc="upper right")
+    ax.legend(loc="best")
     ax2.set_xlabel(r"true value $q$ (units of $\Delta/\varepsilon$)")
     ax2.set_ylabel(r"bias (units of $\Delta/\varepsilon$)")
     ax2.set_title(rf"$\varepsilon={epsilon:.2f}$")
@@ -250,8 +250,8 @@ def _clinic_scales(epsilon, sensitivity):
 def draw_clinic(epsilon=1.0, sensitivity=7.0, q=190.0):
     """The clinic example: Croft's uniform scale on a union of open periods, and Theorem 2's lower bounds.
 
-    Left: the release density (:class:`dpbook.Normalized` at :func:`dpbook.croft_uniform_scale`) for the
-    true day ``q``, closed periods shaded.  Right: the ``3n + 2`` lower bounds of
+    Top: the release density (:class:`dpbook.Normalized` at :func:`dpbook.croft_uniform_scale`) for the
+    true day ``q``, closed periods shaded.  Bottom: the ``3n + 2`` lower bounds of
     :func:`dpbook.croft_lower_bounds` at their locations (Lemma 7 at the ends of the open periods,
     Lemma 9 across each closure), in units of ``Δ/ε``; their maximum is the uniform scale.
     """
@@ -269,7 +269,7 @@ def draw_clinic(epsilon=1.0, sensitivity=7.0, q=190.0):
     ax.set_xlabel(r"released day $x$")
     ax.set_ylabel("density")
     ax.set_title(rf"true day $q={q:g}$, $\Delta={sensitivity:g}$, $\varepsilon={epsilon:.2f}$")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     marks = {"regular": ("v", "Lemma 7, right end"), "symmetric": ("^", "Lemma 7, left end"), "gap": ("s", "Lemma 9, across a closure")}
     for form, (m, name) in marks.items():
         pts = [(loc, b) for _, f, loc, b in rows if f == form and np.isfinite(loc)]
@@ -282,7 +282,7 @@ def draw_clinic(epsilon=1.0, sensitivity=7.0, q=190.0):
     ax2.set_ylim(0.9, 2.1)
     ax2.set_xlabel("location (day)")
     ax2.set_ylabel(r"lower bound on $\sigma$ (units of $\Delta/\varepsilon$)")
-    ax2.legend(loc="lower right", fontsize=8)
+    ax2.legend(loc="best")
     return fig
 
 
@@ -310,7 +310,7 @@ def draw_age_release(epsilon=0.5, n=100):
     ax.set_ylabel("root mean squared error (years)")
     ax.set_title(rf"$n={n}$, $\Delta={delta:.3g}$, $\varepsilon={epsilon:.2f}$")
     ax.set_ylim(bottom=0.0)
-    ax.legend(loc="upper center", fontsize=8)
+    ax.legend(loc="best")
     return fig
 
 
@@ -324,5 +324,5 @@ def plot_timings(sizes, paper, fast):
     ax.loglog(sizes, fast, "s-", color=COLORS["normalized"], label="dpbook: endpoint probabilities + root finder")
     ax.set_xlabel(r"number of finite constraints $n$")
     ax.set_ylabel("seconds per call")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     return fig

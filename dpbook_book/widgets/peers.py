@@ -25,8 +25,8 @@ PEER_FAMILIES = {"LaplaceTruncated": "bit", "LaplaceBoundedDomain": "truncated"}
 def draw_peer_bias(family="LaplaceBoundedDomain", epsilon=1.0, width=4.0):
     """diffprivlib's ``bias(q)`` against dpbook's for the same law, inside and outside ``[0, width]``.
 
-    Left: the two bias curves over true values from ``-width/2`` to ``1.5 width`` (the shaded band is
-    outside the bounds).  Right: diffprivlib's ``bias`` minus dpbook's.
+    Top: the two bias curves over true values from ``-width/2`` to ``1.5 width`` (the shaded band is
+    outside the bounds).  Bottom: diffprivlib's ``bias`` minus dpbook's.
     """
     from diffprivlib import mechanisms
 
@@ -46,7 +46,7 @@ def draw_peer_bias(family="LaplaceBoundedDomain", epsilon=1.0, width=4.0):
     ax.set_ylim(-lim, lim)
     ax.set_ylabel(r"bias $E[M(q)] - q$")
     ax.set_title(rf"$[l, u] = [0, {width:g}]$, $\varepsilon = {epsilon:.1f}$, $b = {ours.scale:.3f}$")
-    ax.legend(loc="lower left")
+    ax.legend(loc="best")
     ax2.plot(q, theirs - exact, color=COLORS["simulation"])
     ax2.set_ylabel("diffprivlib minus dpbook")
     ax2.set_title("zero inside the bounds only")
@@ -80,5 +80,5 @@ def draw_lowest_bits(q1=1.0, q2=2.0, scale=1.0, x0=0.25, draws=100_000, seed=16)
     ax.set_xlabel(r"lowest set bit $2^k$ of the output: $k$")
     ax.set_ylabel("share of outputs")
     ax.set_title(rf"BIT on $[0,\infty)$, $b = {scale:g}$, outputs in $[{x0:g}, {2 * x0:g})$")
-    ax.legend(loc="upper right")
+    ax.legend(loc="best")
     return fig

@@ -62,8 +62,8 @@ def _coverage_curves(mechanism, epsilon, upper, level):
 def draw_release_interval(mechanism="clamping", epsilon=1.0, release=0.05, upper=1.0, level=0.95):
     """The exact interval for the true value behind one release, and the coverage over the true value.
 
-    Left: for the release ``x``, the two tails ``P_q(M <= x)`` and ``P_q(M >= x)`` against the true
-    value ``q``; the interval holds the ``q`` where both are at least ``α/2``.  Right: the exact
+    Top: for the release ``x``, the two tails ``P_q(M <= x)`` and ``P_q(M >= x)`` against the true
+    value ``q``; the interval holds the ``q`` where both are at least ``α/2``.  Bottom: the exact
     coverage of that interval and of the plug-in interval over ``q``.
     """
     mech = reporting_mechanism(mechanism, epsilon, upper)
@@ -84,7 +84,7 @@ def draw_release_interval(mechanism="clamping", epsilon=1.0, release=0.05, upper
     ax.set_ylabel("probability")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(rf"{MECHANISMS[mechanism]}, $b={mech.scale:.3g}$, release $x={x:.3g}$", fontsize=10)
-    ax.legend(loc="center right", fontsize=8)
+    ax.legend(loc="best")
     grid, exact, plugin = _coverage_curves(mechanism, float(epsilon), float(upper), float(level))
     ax2.plot(grid, exact, color=COLORS["bit"], marker="o", ms=2.5, label="exact interval")
     ax2.plot(grid, plugin, color=COLORS["laplace"], ls=":", marker="o", ms=2.5, label="plug-in interval")
@@ -93,5 +93,5 @@ def draw_release_interval(mechanism="clamping", epsilon=1.0, release=0.05, upper
     ax2.set_ylabel(r"exact coverage $P_q(q \in C(M))$")
     ax2.set_ylim(min(0.75, float(plugin.min()) - 0.02), 1.005)
     ax2.set_title(rf"$\varepsilon={epsilon:.2g}$, $\Delta={SENSITIVITY:g}$, $q\in[0, {upper:g}]$", fontsize=10)
-    ax2.legend(loc="lower center", fontsize=8)
+    ax2.legend(loc="best")
     return fig

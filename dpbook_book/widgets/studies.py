@@ -8,7 +8,7 @@ from scipy import stats
 from dpbook import BIT, Truncated
 from dpbook_book.data import COVARIANCE_SETTINGS, STUDY2_N, STUDY2_PI
 from dpbook_book.plotting import COLORS, figure
-from dpbook.studies import (
+from dpbook_book.studies import (
     bias_rmse,
     clipped_bivariate_normal,
     combine_releases,
@@ -67,7 +67,7 @@ def draw_covariance_release(n=100, epsilon=1.0, rho=0.9, statistic="corr", reps=
     ax.axvline(out["original"][j], color=COLORS["simulation"], ls="--", lw=1.2, label="original")
     ax.set(xlabel=_LABELS[statistic], ylabel=f"count of {reps} releases",
            title=f"n = {n}, ρ = {rho}, ε = {epsilon:g} (ε/3 per statistic)")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best")
     return fig
 
 
@@ -86,7 +86,7 @@ def _study2_metric(epsilon, method, kind, metric, reps, rng):
     return np.array(rows), np.array(base)
 
 
-@view(epsilon=(0.1, 5.0, 0.1), method=["rescale", "all_but_one", "tree"], kind=["bit", "truncated"],
+@view(epsilon=(0.1, 5.0, 0.1), method=[("rescale", "rescale"), ("all but one", "all_but_one"), ("tree", "tree")], kind=["bit", "truncated"],
       metric=["bias", "rmse", "coverage"], grid={"metric": None, "method": None, "kind": None})
 def draw_proportions_study(epsilon=0.5, method="rescale", kind="bit", metric="coverage", reps=1000):
     """Bias, RMSE or coverage of the 95% Wald interval of each released proportion against ``n``."""
@@ -137,5 +137,5 @@ def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
     ax.minorticks_off()
     ax.set(xlabel="sample size $n$", ylabel="coverage of 95% interval",
            title=f"{kind}, ε = {epsilon:g}: dotted one release, solid m = {releases} at ε/m")
-    ax.legend(loc="lower right", ncols=2)
+    ax.legend(loc="best", ncols=2)
     return fig

@@ -1,0 +1,13 @@
+"""The privacy audit: what a family tells the auditor, and the search for its worst case.
+
+A family describes its own law through :meth:`dpbook.Mechanism.privacy_description`, which returns a
+:class:`PrivacyDescription` (real-valued laws) or a :class:`DiscreteDescription` (integer-valued laws);
+:func:`privacy_loss` and :func:`privacy_report` only search over pairs of neighbouring true values and
+outputs, and never look at the family's type.
+"""
+
+from ._search import PrivacyReport, describe, pair_loss, privacy_loss, privacy_report
+from .description import DiscreteDescription, PrivacyDescription
+
+__all__ = ["DiscreteDescription", "PrivacyDescription", "PrivacyReport", "describe", "pair_loss", "privacy_loss",
+           "privacy_report"]

@@ -1,0 +1,1 @@
+"""Designing a release: calibration, sensitivities, least-bias programs and universal optimality."""

@@ -1,0 +1,1 @@
+"""Inference from a release: exact confidence intervals (:mod:`.intervals`) and the release card (:mod:`.reporting`)."""
