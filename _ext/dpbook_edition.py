@@ -49,7 +49,9 @@ Nonnegative Statistics}, edition %(version)s, 2026, \url{https://dpbook.github.i
 def read_version(path=VERSION_FILE):
     """The string assigned to ``__version__`` in ``dpbook/_version.py``."""
     for node in ast.parse(Path(path).read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__version__"]:
+        if isinstance(node, ast.Assign) and [
+            getattr(t, "id", None) for t in node.targets
+        ] == ["__version__"]:
             return ast.literal_eval(node.value)
     raise ValueError(f"no __version__ = '...' line in {path}")
 
@@ -62,7 +64,9 @@ def on_config_inited(app, config):
     config.myst_substitutions = subs
     options = dict(config.html_theme_options or {})
     footer = LICENCE_HTML.format(version=version)
-    options["extra_footer"] = f"{options['extra_footer']} {footer}" if options.get("extra_footer") else footer
+    options["extra_footer"] = (
+        f"{options['extra_footer']} {footer}" if options.get("extra_footer") else footer
+    )
     config.html_theme_options = options
     latex = dict(config.latex_elements or {})
     latex.setdefault("releasename", "Edition")

@@ -44,24 +44,41 @@ def pieces(n, rng):
 def main(n=1000, repeat=3, seed=0):
     rng = np.random.default_rng(seed)
     allowed = pieces(n, rng)
-    base_t, base_mem, base = measure(lambda: dpbook.privacy_report(dpbook.Truncated(1.0), 1.0), repeat)
-    print(f"Truncated (baseline):        {base_t * 1e3:8.2f} ms, peak {base_mem:7.2f} MiB, eps = {base.epsilon:.12f}")
+    base_t, base_mem, base = measure(
+        lambda: dpbook.privacy_report(dpbook.Truncated(1.0), 1.0), repeat
+    )
+    print(
+        f"Truncated (baseline):        {base_t * 1e3:8.2f} ms, peak {base_mem:7.2f} MiB, eps = {base.epsilon:.12f}"
+    )
     mech = dpbook.Normalized(1.0, allowed)
     few = dpbook.Normalized(1.0, pieces(200, rng))
     croft = dpbook.CroftLaplace(1.0, 1.0)
     cases = [
         (f"Normalized, {n} pieces", lambda: dpbook.privacy_report(mech, 1.0)),
-        (f"  with a window", lambda: dpbook.privacy_report(mech, 1.0, window=(0.0, allowed[n // 2][1]))),
-        ("Normalized, 200, window", lambda: dpbook.privacy_report(few, 1.0, window=(0.0, 300.0))),
-        ("Croft, window [0, 10]", lambda: dpbook.privacy_report(croft, 1.0, domain=(0.0, 10.0), window=(0.0, 10.0))),
+        (
+            "  with a window",
+            lambda: dpbook.privacy_report(mech, 1.0, window=(0.0, allowed[n // 2][1])),
+        ),
+        (
+            "Normalized, 200, window",
+            lambda: dpbook.privacy_report(few, 1.0, window=(0.0, 300.0)),
+        ),
+        (
+            "Croft, window [0, 10]",
+            lambda: dpbook.privacy_report(
+                croft, 1.0, domain=(0.0, 10.0), window=(0.0, 10.0)
+            ),
+        ),
     ]
     times = {}
     for label, fn in cases:
         t, mem, report = measure(fn, repeat)
         times[label] = t
-        print(f"{label:28s} {t * 1e3:8.2f} ms, peak {mem:7.2f} MiB, eps = {report.epsilon:.12f} "
-              f"(exact={report.exact}, slack {report.slack:.1e}, pair {report.q1:.6g} -> {report.q2:.6g}); "
-              f"{t / base_t:.0f}x the baseline")
+        print(
+            f"{label:28s} {t * 1e3:8.2f} ms, peak {mem:7.2f} MiB, eps = {report.epsilon:.12f} "
+            f"(exact={report.exact}, slack {report.slack:.1e}, pair {report.q1:.6g} -> {report.q2:.6g}); "
+            f"{t / base_t:.0f}x the baseline"
+        )
     t = times[f"Normalized, {n} pieces"]
     print(f"target < 2 s for {n} pieces: {'met' if t < 2 else 'NOT met'}")
     return t

@@ -28,10 +28,11 @@ import math
 import sys
 
 import numpy as np
+from bench_samplers import (
+    best_time,
+)  # the same best-of-n timer as the continuous samplers' benchmark
 
 import dpbook
-
-from bench_samplers import best_time  # the same best-of-n timer as the continuous samplers' benchmark
 
 AIM = 20.0
 
@@ -39,8 +40,6 @@ NOTE = (
     "OpenDP draws from the OS's cryptographically secure source; dpbook's numpy Generator is "
     "reproducible but not cryptographic (teaching and simulation, not production releases)."
 )
-
-
 
 
 def opendp_measurement(scale):
@@ -84,25 +83,39 @@ def main(argv=None):
     args = parser.parse_args(argv)
     n = args.draws
     print(f"{n} draws of integer discrete Laplace noise added to one vector of counts")
-    print(f"{'scale':>10} {'dpbook':>12} {'OpenDP':>12} {'numpy geom':>12} {'dpbook vs OpenDP':>17} "
-          f"{'numpy vs dpbook':>16}")
-    print(f"{'':>10} {'draws/s':>12} {'draws/s':>12} {'draws/s':>12} {'(times faster)':>17} {'(times faster)':>16}")
+    print(
+        f"{'scale':>10} {'dpbook':>12} {'OpenDP':>12} {'numpy geom':>12} {'dpbook vs OpenDP':>17} "
+        f"{'numpy vs dpbook':>16}"
+    )
+    print(
+        f"{'':>10} {'draws/s':>12} {'draws/s':>12} {'draws/s':>12} {'(times faster)':>17} {'(times faster)':>16}"
+    )
     worst = math.inf
     for scale in args.scales:
         t_ours, t_opendp, t_numpy = run(scale, n, args.repeats, args.opendp_repeats)
         ratio = t_opendp / t_ours
         worst = min(worst, ratio) if not math.isnan(ratio) else worst
-        print(f"{scale:>10g} {n / t_ours:>12.3g} {n / t_opendp:>12.3g} {n / t_numpy:>12.3g} "
-              f"{ratio:>16.1f}x {t_ours / t_numpy:>15.1f}x")
+        print(
+            f"{scale:>10g} {n / t_ours:>12.3g} {n / t_opendp:>12.3g} {n / t_numpy:>12.3g} "
+            f"{ratio:>16.1f}x {t_ours / t_numpy:>15.1f}x"
+        )
     print(NOTE)
-    print("numpy's geometric difference is float-based (inexact); it is a speed reference only.")
+    print(
+        "numpy's geometric difference is float-based (inexact); it is a speed reference only."
+    )
     if math.isinf(worst):
-        print("OpenDP (pinned in requirements.txt) is not installed: no ratio measured, the benchmark fails.")
+        print(
+            "OpenDP (pinned in requirements.txt) is not installed: no ratio measured, the benchmark fails."
+        )
         return 1
     if worst < AIM:
-        print(f"FLAG: dpbook is {worst:.1f}x OpenDP at some scale, below the aim of {AIM:g}x")
+        print(
+            f"FLAG: dpbook is {worst:.1f}x OpenDP at some scale, below the aim of {AIM:g}x"
+        )
         return 1
-    print(f"dpbook is at least {worst:.1f}x faster than OpenDP at every scale (aim {AIM:g}x)")
+    print(
+        f"dpbook is at least {worst:.1f}x faster than OpenDP at every scale (aim {AIM:g}x)"
+    )
     return 0
 
 

@@ -18,7 +18,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench_samplers import best_time, registry  # this folder is on sys.path when a benchmark runs as a script
+from bench_samplers import (
+    best_time,
+    registry,
+)  # this folder is on sys.path when a benchmark runs as a script
 
 import dpbook
 
@@ -33,7 +36,9 @@ def cases(names=()):
         try:
             mech = case.build()
             increasing, why = mech.stochastic_order()
-        except Exception as error:  # a row that cannot even be built fails the run below
+        except (
+            Exception
+        ) as error:  # a row that cannot even be built fails the run below
             chosen.append((row, case, error))
             continue
         if not increasing:
@@ -42,7 +47,9 @@ def cases(names=()):
         lo, hi = mech.domain
         inside = [q for q in case.qs if lo <= q <= hi]
         if not inside:
-            outside.append((row, f"no true value of its first case in its domain {mech.domain}"))
+            outside.append(
+                (row, f"no true value of its first case in its domain {mech.domain}")
+            )
             continue
         chosen.append((row, case, inside[0]))
     return chosen, outside
@@ -52,13 +59,20 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--family", action="append", default=[], help="only this registry row (repeatable)")
+    parser.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        help="only this registry row (repeatable)",
+    )
     args = parser.parse_args(argv)
     n = args.n
     chosen, outside = cases(args.family)
     print(f"n = {n} releases per call, best of {args.repeat}")
-    print(f"{'registry row and case':>34} {'cdf [s]':>9} {'CI [s]':>9} {'CI/s':>10} {'CI/cdf':>8} {'rand. CI [s]':>13}"
-          f" {'rand./cdf':>10}")
+    print(
+        f"{'registry row and case':>34} {'cdf [s]':>9} {'CI [s]':>9} {'CI/s':>10} {'CI/cdf':>8} {'rand. CI [s]':>13}"
+        f" {'rand./cdf':>10}"
+    )
     errors = []
     for row, case, q in chosen:
         label = f"{row.name} {case.id}"
@@ -69,13 +83,22 @@ def main(argv=None):
             mech = case.build()
             x = mech.sample(q, n, rng=2026)
             t_cdf = best_time(lambda: mech.cdf(x, q), args.repeat)
-            t_ci = best_time(lambda: dpbook.confidence_interval(mech, x, 0.95), args.repeat)
-            t_rand = best_time(lambda: dpbook.confidence_interval(mech, x, 0.95, randomize=True, rng=1), args.repeat)
+            t_ci = best_time(
+                lambda: dpbook.confidence_interval(mech, x, 0.95), args.repeat
+            )
+            t_rand = best_time(
+                lambda: dpbook.confidence_interval(
+                    mech, x, 0.95, randomize=True, rng=1
+                ),
+                args.repeat,
+            )
         except Exception as error:  # a case that cannot run fails the benchmark
             errors.append(f"{label}: {type(error).__name__}: {error}")
             continue
-        print(f"{label:>34} {t_cdf:>9.4f} {t_ci:>9.3f} {n / t_ci:>10.3g} {t_ci / t_cdf:>8.0f} {t_rand:>13.3f}"
-              f" {t_rand / t_cdf:>10.0f}")
+        print(
+            f"{label:>34} {t_cdf:>9.4f} {t_ci:>9.3f} {n / t_ci:>10.3g} {t_ci / t_cdf:>8.0f} {t_rand:>13.3f}"
+            f" {t_rand / t_cdf:>10.0f}"
+        )
     for row, reason in outside:
         print(f"{row.name:>34}  (not timed: {reason})")
     for line in errors:

@@ -276,7 +276,7 @@ __all__ = [
     "release_card",
 ]
 
-from ._version import __version__  # noqa: E402  (its one home; not in __all__)
+from ._version import __version__  # noqa: E402, F401  (its one home; not in __all__)
 
 
 def __getattr__(name):

@@ -26,8 +26,12 @@ MOVED_MODULES = {
     "laplace": ("dpbook.families.laplace", "dpbook.design.calibration"),
     "multiplicative": ("dpbook.families.multiplicative", "dpbook.design.calibration"),
     "normalization": ("dpbook.families.normalization", "dpbook.design.calibration"),
-    "optimal": ("dpbook.design.least_bias", "dpbook.families.step", "dpbook.families.count_postprocessing",
-                "dpbook.design.least_count_bias"),
+    "optimal": (
+        "dpbook.design.least_bias",
+        "dpbook.families.step",
+        "dpbook.families.count_postprocessing",
+        "dpbook.design.least_count_bias",
+    ),
     "optimal_counts": ("dpbook.design.universal_optimality",),
     "postprocessing": ("dpbook.families.postprocessing",),
     "privacy": ("dpbook.audit",),
@@ -42,19 +46,37 @@ MOVED_MODULES = {
 #: public names that left the core for the book's support package
 MOVED_NAMES = {
     name: "dpbook_book.studies"
-    for name in ("max_sample_variance", "sanitize_covariance", "clipped_bivariate_normal", "release_rescaled",
-                 "release_all_but_one", "release_tree", "simulate_proportions", "wald_interval", "wald_coverage",
-                 "coverage", "bias_rmse", "combine_releases")
+    for name in (
+        "max_sample_variance",
+        "sanitize_covariance",
+        "clipped_bivariate_normal",
+        "release_rescaled",
+        "release_all_but_one",
+        "release_tree",
+        "simulate_proportions",
+        "wald_interval",
+        "wald_coverage",
+        "coverage",
+        "bias_rmse",
+        "combine_releases",
+    )
 }
 
 
 #: result types merged into one, kept by their old names for one release
-RENAMED = {"BiasVerification": "BiasCertificate", "CountBiasVerification": "BiasCertificate"}
+RENAMED = {
+    "BiasVerification": "BiasCertificate",
+    "CountBiasVerification": "BiasCertificate",
+}
 
 
 def _warn(old, new):
-    warnings.warn(f"{old} has moved to {new}; it keeps its old name for this release only "
-                  "(the flat names dpbook.X are unchanged)", DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        f"{old} has moved to {new}; it keeps its old name for this release only "
+        "(the flat names dpbook.X are unchanged)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 class _MovedModule(types.ModuleType):
@@ -71,7 +93,9 @@ class _MovedModule(types.ModuleType):
             module = importlib.import_module(target)
             if hasattr(module, attr):
                 return getattr(module, attr)
-        raise AttributeError(f"module {self.__name__!r} (moved to {', '.join(self._targets)}) has no attribute {attr!r}")
+        raise AttributeError(
+            f"module {self.__name__!r} (moved to {', '.join(self._targets)}) has no attribute {attr!r}"
+        )
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -5,9 +5,17 @@ Liu's nonnegative variant."""
 from __future__ import annotations
 
 import numpy as np
+
 from ._kernels import validation as check
 
-__all__ = ['nearest_psd', 'nearest_correlation', 'tree_levels', 'consistent_tree', 'nonnegative_tree', 'consistent_tree_covariance']
+__all__ = [
+    "nearest_psd",
+    "nearest_correlation",
+    "tree_levels",
+    "consistent_tree",
+    "nonnegative_tree",
+    "consistent_tree_covariance",
+]
 
 
 # --- Study 1: positive semi-definite repair ---------------------------------------------------
@@ -16,7 +24,9 @@ __all__ = ['nearest_psd', 'nearest_correlation', 'tree_levels', 'consistent_tree
 def _symmetric_matrix(name, A):
     A = check.finite_array(name, A)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty square matrix, got shape {A.shape}")
+        raise ValueError(
+            f"{name} must be a non-empty square matrix, got shape {A.shape}"
+        )
     if not np.allclose(A, A.T, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(A).max())):
         raise ValueError(f"{name} must be symmetric, got {A!r}")
     return (A + A.T) / 2
@@ -89,7 +99,10 @@ def nearest_correlation(A, *, tol=1e-12, max_iter=10_000):
         Y = X.copy()
         np.fill_diagonal(Y, 1.0)
         scale = max(1.0, np.linalg.norm(Y))
-        if (np.linalg.norm(Y - Y_old) <= tol * scale and np.linalg.norm(Y - X) <= tol * scale):
+        if (
+            np.linalg.norm(Y - Y_old) <= tol * scale
+            and np.linalg.norm(Y - X) <= tol * scale
+        ):
             return (Y + Y.T) / 2
     raise RuntimeError(f"nearest_correlation did not converge in {max_iter} iterations")
 
@@ -98,7 +111,11 @@ def nearest_correlation(A, *, tol=1e-12, max_iter=10_000):
 
 
 def _branching(branching):
-    if not isinstance(branching, (int, np.integer)) or isinstance(branching, bool) or branching < 2:
+    if (
+        not isinstance(branching, (int, np.integer))
+        or isinstance(branching, bool)
+        or branching < 2
+    ):
         raise ValueError(f"branching must be an int >= 2, got {branching!r}")
     return int(branching)
 
@@ -109,7 +126,9 @@ def _height(width, k):
         size *= k
         h += 1
     if size != width:
-        raise ValueError(f"the number of leaves must be a power of branching={k}, got {width}")
+        raise ValueError(
+            f"the number of leaves must be a power of branching={k}, got {width}"
+        )
     return h
 
 
@@ -153,7 +172,9 @@ def _levels(name, levels, k):
         raise ValueError(f"{name} must hold at least one level")
     for d, lv in enumerate(levels):
         if lv.ndim == 0 or lv.shape[-1] != k**d:
-            raise ValueError(f"{name}[{d}] must have k**{d} = {k**d} nodes on its last axis, got shape {lv.shape}")
+            raise ValueError(
+                f"{name}[{d}] must have k**{d} = {k**d} nodes on its last axis, got shape {lv.shape}"
+            )
     shape = np.broadcast_shapes(*(lv.shape[:-1] for lv in levels))
     return [np.broadcast_to(lv, shape + lv.shape[-1:]) for lv in levels]
 
@@ -190,13 +211,17 @@ def consistent_tree(levels, *, branching=2, root=None):
     for d in range(h - 2, -1, -1):
         l = h - d
         child_sum = z[d + 1].reshape(*z[d + 1].shape[:-1], -1, k).sum(axis=-1)
-        z[d] = ((k**l - k ** (l - 1)) * y[d] + (k ** (l - 1) - 1) * child_sum) / (k**l - 1)
+        z[d] = ((k**l - k ** (l - 1)) * y[d] + (k ** (l - 1) - 1) * child_sum) / (
+            k**l - 1
+        )
     out = [None] * h
     if root is None:
         out[0] = z[0]
     else:
         root = check.finite_array("root", root)
-        out[0] = np.broadcast_to(root[..., None] if root.ndim else root, z[0].shape).astype(float)
+        out[0] = np.broadcast_to(
+            root[..., None] if root.ndim else root, z[0].shape
+        ).astype(float)
     for d in range(1, h):
         sib = z[d].reshape(*z[d].shape[:-1], -1, k)
         adjust = (out[d - 1] - sib.sum(axis=-1)) / k
@@ -232,7 +257,11 @@ def consistent_tree_covariance(branching, height, *, root_known=False):
     [1.0, 7.0]
     """
     k = _branching(branching)
-    if not isinstance(height, (int, np.integer)) or isinstance(height, bool) or height < 2:
+    if (
+        not isinstance(height, (int, np.integer))
+        or isinstance(height, bool)
+        or height < 2
+    ):
         raise ValueError(f"height must be an int >= 2, got {height!r}")
     sizes = [k**d for d in range(height)]
     total = sum(sizes)

@@ -27,10 +27,11 @@ import warnings
 
 import numpy as np
 from scipy import integrate
-from ._kernels.arrays import _below
-from ._kernels import validation as check
 
-__all__ = ['Law']
+from ._kernels import validation as check
+from ._kernels.arrays import _below
+
+__all__ = ["Law"]
 
 
 class Law:
@@ -61,8 +62,10 @@ class Law:
     def __init__(self, mechanism, q):
         qa = mechanism._q(q)
         if qa.ndim != 0:
-            raise ValueError(f"q must be a single true value for a law, got shape {qa.shape}; use the family's "
-                             "vectorized methods for many q")
+            raise ValueError(
+                f"q must be a single true value for a law, got shape {qa.shape}; use the family's "
+                "vectorized methods for many q"
+            )
         self.mechanism = mechanism
         self.q = float(qa)
 
@@ -87,7 +90,8 @@ class Law:
         return self.mechanism.logsf(x, self.q)
 
     def ppf(self, p):
-        """The quantile function ``inf{x : cdf(x) >= p}`` at ``p`` in ``[0, 1]``; ``ppf(0)`` is the support's lower end."""
+        """The quantile function ``inf{x : cdf(x) >= p}`` at ``p`` in ``[0, 1]``; ``ppf(0)`` is the support's
+        lower end."""
         return self.mechanism.ppf(p, self.q)
 
     def isf(self, p):
@@ -158,6 +162,7 @@ class Law:
         answer returned.
         """
         if func is None:
+
             def func(x):
                 return x
         elif not callable(func):
@@ -172,7 +177,10 @@ class Law:
             total = own
         else:
             total = self._continuous(func, lo, hi) + sum(
-                float(np.asarray(func(np.float64(t)))) * m for t, m in self.atoms() if lo <= t <= hi and m > 0)
+                float(np.asarray(func(np.float64(t)))) * m
+                for t, m in self.atoms()
+                if lo <= t <= hi and m > 0
+            )
         if conditional:
             return total / (float(self.cdf(hi)) - float(self.cdf(_below(lo))))
         return total
@@ -184,9 +192,21 @@ class Law:
         if not (np.isfinite(spread) and spread > 0):
             spread = max(abs(med), 1.0)
         with np.errstate(over="ignore", invalid="ignore"):
-            ladder = med + spread * np.array([-256.0, -64.0, -16.0, -4.0, -1.0, 0.0, 1.0, 4.0, 16.0, 64.0, 256.0])
-        pts = [lo, hi, *ladder[np.isfinite(ladder)], *self.mechanism._kinks(self.q), *(t for t, _ in self.atoms())]
-        return np.unique(np.asarray([p for p in pts if lo <= p <= hi and not np.isnan(p)], dtype=float))
+            ladder = med + spread * np.array(
+                [-256.0, -64.0, -16.0, -4.0, -1.0, 0.0, 1.0, 4.0, 16.0, 64.0, 256.0]
+            )
+        pts = [
+            lo,
+            hi,
+            *ladder[np.isfinite(ladder)],
+            *self.mechanism._kinks(self.q),
+            *(t for t, _ in self.atoms()),
+        ]
+        return np.unique(
+            np.asarray(
+                [p for p in pts if lo <= p <= hi and not np.isnan(p)], dtype=float
+            )
+        )
 
     def _continuous(self, func, lo, hi):
         pts = self._cuts(lo, hi)
@@ -203,24 +223,36 @@ class Law:
             warnings.simplefilter("error", integrate.IntegrationWarning)
             try:
                 for left, right in zip(pts[:-1], pts[1:]):
-                    total += integrate.quad(integrand, left, right, limit=200, epsabs=1e-14, epsrel=1e-11)[0]
-                    mass += integrate.quad(density, left, right, limit=200, epsabs=1e-14, epsrel=1e-11)[0]
+                    total += integrate.quad(
+                        integrand, left, right, limit=200, epsabs=1e-14, epsrel=1e-11
+                    )[0]
+                    mass += integrate.quad(
+                        density, left, right, limit=200, epsabs=1e-14, epsrel=1e-11
+                    )[0]
             except integrate.IntegrationWarning as trouble:
-                raise ValueError(f"q={self.q!r}: the law of {self.mechanism!r} at q is not resolved by quadrature "
-                                 f"in doubles (quad: {str(trouble).split('.')[0]})") from None
+                raise ValueError(
+                    f"q={self.q!r}: the law of {self.mechanism!r} at q is not resolved by quadrature "
+                    f"in doubles (quad: {str(trouble).split('.')[0]})"
+                ) from None
         # the quadrature must see the continuous mass the cdf holds: a law far narrower than the spacing of
         # the doubles near it (or a density quad steps over) is refused, never answered wrongly
-        held = float(self.cdf(hi)) - float(self.cdf(_below(lo))) - sum(
-            m for t, m in self.atoms() if lo <= t <= hi and m > 0)
+        held = (
+            float(self.cdf(hi))
+            - float(self.cdf(_below(lo)))
+            - sum(m for t, m in self.atoms() if lo <= t <= hi and m > 0)
+        )
         if not abs(mass - held) <= 1e-9 * held + 1e-13:
-            raise ValueError(f"q={self.q!r}: the law of {self.mechanism!r} at q is not resolved by quadrature in "
-                             f"doubles (its density integrates to {mass:.6g} on [{lo!r}, {hi!r}], its cdf says "
-                             f"{held:.6g}); it is too narrow for the spacing of the doubles near q")
+            raise ValueError(
+                f"q={self.q!r}: the law of {self.mechanism!r} at q is not resolved by quadrature in "
+                f"doubles (its density integrates to {mass:.6g} on [{lo!r}, {hi!r}], its cdf says "
+                f"{held:.6g}); it is too narrow for the spacing of the doubles near q"
+            )
         # the nodes are rounded to the doubles near q: what quad loses of the mass it loses of E[func] alike
         return total * (held / mass) if mass > 0 else total
 
     # --- sampling --------------------------------------------------------------------------
     def rvs(self, size=None, *, random_state=None):
-        """Draw releases ``M(q)``: ``size`` as numpy's; ``random_state`` an int seed, a ``numpy.random.Generator`` or None."""
+        """Draw releases ``M(q)``: ``size`` as numpy's; ``random_state`` an int seed, a
+        ``numpy.random.Generator`` or None."""
         rng = check.generator(random_state, "random_state")
         return self.mechanism.sample(self.q, size, rng=rng)

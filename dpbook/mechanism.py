@@ -47,7 +47,7 @@ class Mechanism(abc.ABC):
     ``_sample(q, shape, rng)``
         Draws of shape ``shape`` (``q`` is already broadcast to it) from a ``numpy.random.Generator``.
     ``privacy_description()``
-        What the auditor needs (:mod:`dpbook.audit`): a :class:`~dpbook.PrivacyDescription` for a
+        What the auditor needs (``dpbook.audit``): a :class:`~dpbook.PrivacyDescription` for a
         real-valued law, a :class:`~dpbook.DiscreteDescription` for an integer-valued one.  Read by
         :func:`dpbook.privacy_loss`, :func:`dpbook.privacy_report`, :func:`dpbook.pair_loss`.
 
@@ -265,7 +265,8 @@ class Mechanism(abc.ABC):
         return _float(self._logsf(check.real_array("x", x), self._q(q)))
 
     def logpdf(self, x, q):
-        """Log-density of the absolutely continuous part of the law of ``M(q)`` at ``x`` (``-inf`` where it vanishes)."""
+        """Log-density of the absolutely continuous part of the law of ``M(q)`` at ``x`` (``-inf`` where it
+        vanishes)."""
         return _float(self._logpdf(check.real_array("x", x), self._q(q)))
 
     def pdf(self, x, q):
@@ -303,15 +304,23 @@ class Mechanism(abc.ABC):
         q = self._q(q)
         size = check.size(size)
         rng = check.generator(rng)
-        shape = np.shape(q) if size is None else ((size,) if isinstance(size, int) else size)
+        shape = (
+            np.shape(q)
+            if size is None
+            else ((size,) if isinstance(size, int) else size)
+        )
         out = self._sample(np.broadcast_to(q, shape), shape, rng)
-        if self.integer_valued:  # the family chooses the dtype (int64 where every draw fits)
+        if (
+            self.integer_valued
+        ):  # the family chooses the dtype (int64 where every draw fits)
             out = np.asarray(out)
             return out if out.ndim else out[()]
         return _float(out)
 
     def __repr__(self):
-        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        params = ", ".join(
+            f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_")
+        )
         return f"{type(self).__name__}({params})"
 
 
@@ -336,7 +345,7 @@ class BiasCertificate(NamedTuple):
         Whether the bracket also holds beyond ``q_range[1]`` (a tail with a closed form).
     step : float
         The grid step of the search (``1.0`` for counts, every integer checked).
-    biases : ndarray or None
+    biases : array or None
         The exact biases at the counts ``0, 1, ..., T`` (count maps only).
     """
 
@@ -394,7 +403,9 @@ def interval_family(name, family):
     def make(scale, lower, upper):
         mech = family(scale, lower=lower, upper=upper)
         if not isinstance(mech, Mechanism):
-            raise ValueError(f"{name}(scale, lower=..., upper=...) must return a dpbook.Mechanism, got {mech!r}")
+            raise ValueError(
+                f"{name}(scale, lower=..., upper=...) must return a dpbook.Mechanism, got {mech!r}"
+            )
         return mech
 
     return make

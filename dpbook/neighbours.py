@@ -58,7 +58,9 @@ class Neighbours(str, enum.Enum):
             member = None
         if member not in allowed:
             choices = ", ".join(repr(m.value) for m in allowed)
-            raise ValueError(f"{name} must be one of {choices} (or the dpbook.Neighbours member), got {value!r}")
+            raise ValueError(
+                f"{name} must be one of {choices} (or the dpbook.Neighbours member), got {value!r}"
+            )
         return member
 
 

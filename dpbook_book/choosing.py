@@ -12,12 +12,30 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dpbook import (BIT, Laplace, Truncated, TranslatedRamp, laplace_scale, optimal_postprocessing,
-                    optimal_ramp_shift, privacy_loss, truncated_scale)
+from dpbook import (
+    BIT,
+    Laplace,
+    TranslatedRamp,
+    Truncated,
+    laplace_scale,
+    optimal_postprocessing,
+    optimal_ramp_shift,
+    privacy_loss,
+    truncated_scale,
+)
 from dpbook._kernels import validation as check
 
-__all__ = ["DOMAINS", "DOMAIN_LABELS", "DEFAULT_SENSITIVITY", "METRICS", "Candidate", "calibrated_mechanisms",
-           "compare_mechanisms", "decision_table", "domain_bounds"]
+__all__ = [
+    "DOMAINS",
+    "DOMAIN_LABELS",
+    "DEFAULT_SENSITIVITY",
+    "METRICS",
+    "Candidate",
+    "calibrated_mechanisms",
+    "compare_mechanisms",
+    "decision_table",
+    "domain_bounds",
+]
 
 #: the two settings of Chapter 13, by key: a nonnegative statistic (a count) and a proportion
 DOMAINS = ("count", "proportion")
@@ -29,6 +47,7 @@ _BOUNDS = {"count": (0.0, np.inf), "proportion": (0.0, 1.0)}
 DEFAULT_SENSITIVITY = {"count": 1.0, "proportion": 0.05}
 #: what Chapter 13's view can draw against the true value
 METRICS = ("bias", "variance", "mse")
+
 
 class Candidate(NamedTuple):
     """A mechanism calibrated to ε: its key, its name for readers, the mechanism, its scale, the audited
@@ -68,7 +87,11 @@ def calibrated_mechanisms(epsilon=1.0, sensitivity=None, domain=DOMAINS[0]):
     """
     lo, hi = domain_bounds(domain)
     eps = check.positive("epsilon", epsilon)
-    delta = DEFAULT_SENSITIVITY[domain] if sensitivity is None else check.positive("sensitivity", sensitivity)
+    delta = (
+        DEFAULT_SENSITIVITY[domain]
+        if sensitivity is None
+        else check.positive("sensitivity", sensitivity)
+    )
     return _calibrated(eps, delta, domain)
 
 
@@ -77,17 +100,61 @@ def _calibrated(eps, delta, domain):
     lo, hi = domain_bounds(domain)
     b = laplace_scale(eps, delta)
     laplace = Laplace(b)
-    out = [Candidate("laplace", "Laplace (not range-adherent)", laplace, b, privacy_loss(laplace, delta), "exact")]
+    out = [
+        Candidate(
+            "laplace",
+            "Laplace (not range-adherent)",
+            laplace,
+            b,
+            privacy_loss(laplace, delta),
+            "exact",
+        )
+    ]
     bit = BIT(b, lower=lo, upper=hi)
-    out.append(Candidate("clamping", "clamping (BIT, ramp)", bit, b, privacy_loss(bit, delta), "exact"))
+    out.append(
+        Candidate(
+            "clamping",
+            "clamping (BIT, ramp)",
+            bit,
+            b,
+            privacy_loss(bit, delta),
+            "exact",
+        )
+    )
     if hi == np.inf:
         ramp = TranslatedRamp(b, optimal_ramp_shift(b))
-        out.append(Candidate("ramp", "translated ramp at α*", ramp, b, privacy_loss(ramp, delta), "exact"))
-        out.append(Candidate("optimal", "optimal φ* (Ch. 14)", optimal_postprocessing(b), b,
-                             privacy_loss(laplace, delta), "post-processing of the audited Laplace"))
+        out.append(
+            Candidate(
+                "ramp",
+                "translated ramp at α*",
+                ramp,
+                b,
+                privacy_loss(ramp, delta),
+                "exact",
+            )
+        )
+        out.append(
+            Candidate(
+                "optimal",
+                "optimal φ* (Ch. 14)",
+                optimal_postprocessing(b),
+                b,
+                privacy_loss(laplace, delta),
+                "post-processing of the audited Laplace",
+            )
+        )
     bt = truncated_scale(eps, delta, lower=lo, upper=hi)
     trunc = Truncated(bt, lower=lo, upper=hi)
-    out.append(Candidate("truncated", "truncation, calibrated", trunc, bt, privacy_loss(trunc, delta), "exact"))
+    out.append(
+        Candidate(
+            "truncated",
+            "truncation, calibrated",
+            trunc,
+            bt,
+            privacy_loss(trunc, delta),
+            "exact",
+        )
+    )
     return tuple(out)
 
 
@@ -95,7 +162,12 @@ def _q_grid(domain, candidates, n=801):
     lo, hi = domain_bounds(domain)
     if hi == np.inf:
         top = 60.0 * max(c.scale for c in candidates)
-        return np.concatenate([np.linspace(0.0, 10.0 * candidates[0].scale, n), np.linspace(0.0, top, n)[1:]])
+        return np.concatenate(
+            [
+                np.linspace(0.0, 10.0 * candidates[0].scale, n),
+                np.linspace(0.0, top, n)[1:],
+            ]
+        )
     return np.linspace(lo, hi, n)
 
 
@@ -119,21 +191,26 @@ def compare_mechanisms(epsilon=1.0, sensitivity=None, domain=DOMAINS[0]):
     rows = []
     for c in cands:
         m = c.mechanism
-        rows.append({
-            "key": c.key,
-            "name": c.name,
-            "scale": c.scale,
-            "loss": c.loss,
-            "worst_bias": float(np.max(np.abs(m.bias(q)))),
-            "worst_mse": float(np.max(m.mse(q))),
-            "mse_at_0": float(m.mse(0.0)),
-            "mse_far": float(m.mse(far)),
-        })
+        rows.append(
+            {
+                "key": c.key,
+                "name": c.name,
+                "scale": c.scale,
+                "loss": c.loss,
+                "worst_bias": float(np.max(np.abs(m.bias(q)))),
+                "worst_mse": float(np.max(m.mse(q))),
+                "mse_at_0": float(m.mse(0.0)),
+                "mse_far": float(m.mse(far)),
+            }
+        )
     return rows
 
 
 _CRITERIA = (
-    ("worst_bias", "smallest worst-case absolute bias (a release as unbiased as possible)"),
+    (
+        "worst_bias",
+        "smallest worst-case absolute bias (a release as unbiased as possible)",
+    ),
     ("worst_mse", "smallest worst-case MSE (guaranteed accuracy)"),
     ("mse_at_0", "smallest MSE at the boundary q = 0 (rare counts, tiny proportions)"),
     ("mse_far", "smallest MSE far from the boundary"),
@@ -153,17 +230,30 @@ def decision_table(epsilon=1.0, sensitivity=None, domain=DOMAINS[0], tol=1e-9):
         keys) and ``best_names`` (their names for readers), ``value``, ``runner_up`` (key),
         ``runner_up_name``, ``runner_up_value``.
     """
-    rows = [r for r in compare_mechanisms(epsilon, sensitivity, domain) if r["key"] != "laplace"]
+    rows = [
+        r
+        for r in compare_mechanisms(epsilon, sensitivity, domain)
+        if r["key"] != "laplace"
+    ]
     out = []
     for key, label in _CRITERIA:
         vals = np.array([r[key] for r in rows])
         best = float(vals.min())
         tied = [r for r, v in zip(rows, vals) if v <= best * (1 + tol) + 1e-300]
-        others = sorted(((v, k) for k, (r, v) in enumerate(zip(rows, vals)) if r not in tied))
+        others = sorted(
+            ((v, k) for k, (r, v) in enumerate(zip(rows, vals)) if r not in tied)
+        )
         runner = rows[others[0][1]] if others else None
-        out.append({"criterion": key, "label": label, "best": [r["key"] for r in tied],
-                    "best_names": [r["name"] for r in tied], "value": best,
-                    "runner_up": runner["key"] if runner else "",
-                    "runner_up_name": runner["name"] if runner else "",
-                    "runner_up_value": float(others[0][0]) if others else float("nan")})
+        out.append(
+            {
+                "criterion": key,
+                "label": label,
+                "best": [r["key"] for r in tied],
+                "best_names": [r["name"] for r in tied],
+                "value": best,
+                "runner_up": runner["key"] if runner else "",
+                "runner_up_name": runner["name"] if runner else "",
+                "runner_up_value": float(others[0][0]) if others else float("nan"),
+            }
+        )
     return out

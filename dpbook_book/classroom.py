@@ -61,7 +61,9 @@ def _values(name, value):
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or a sequence of numbers, got {value!r}") from None
+        raise ValueError(
+            f"{name} must be a number or a sequence of numbers, got {value!r}"
+        ) from None
     return arr.ravel()
 
 
@@ -74,30 +76,57 @@ def compare(answer, value):
     the value, nor whether a value is too high or too low.
     """
     if not isinstance(answer, exercises.Answer):
-        raise ValueError(f"answer must be a dpbook_book.exercises.Answer, got {type(answer).__name__}")
+        raise ValueError(
+            f"answer must be a dpbook_book.exercises.Answer, got {type(answer).__name__}"
+        )
     label = answer.label
     got = _values("value", value)
     want = np.asarray(answer.values, dtype=float)
     tol = answer.tolerance()
     if got.size != want.size:
-        return Verdict(label, False, f"{label}: expected {want.size} number(s) ({answer.describe()}), got {got.size}.")
+        return Verdict(
+            label,
+            False,
+            f"{label}: expected {want.size} number(s) ({answer.describe()}), got {got.size}.",
+        )
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         # distance in tolerances; the tolerance is > 0 (an answer of 0 has an abs_tol > 0)
         gap = np.abs(got - want)
-        off = np.where(gap == 0, 0.0, gap / np.maximum(answer.rel_tol * np.abs(want), answer.abs_tol))
+        off = np.where(
+            gap == 0,
+            0.0,
+            gap / np.maximum(answer.rel_tol * np.abs(want), answer.abs_tol),
+        )
         off = np.where(np.isfinite(got), off, np.inf)
     bad = [i for i in range(want.size) if not off[i] <= 1.0]
     if not bad:
-        return Verdict(label, True, f"{label}: correct, within {tol} of dpbook's answer.")
-    how = ["is not a finite number" if not np.isfinite(got[i]) else f"is off by {_band(off[i])}" for i in bad]
+        return Verdict(
+            label, True, f"{label}: correct, within {tol} of dpbook's answer."
+        )
+    how = [
+        "is not a finite number"
+        if not np.isfinite(got[i])
+        else f"is off by {_band(off[i])}"
+        for i in bad
+    ]
     if want.size == 1:
-        return Verdict(label, False, f"{label}: not yet; outside {tol} of dpbook's answer ({answer.describe()}): "
-                                     f"it {how[0]}.")
+        return Verdict(
+            label,
+            False,
+            f"{label}: not yet; outside {tol} of dpbook's answer ({answer.describe()}): "
+            f"it {how[0]}.",
+        )
     named = isinstance(answer.expects, tuple) and len(answer.expects) == want.size
-    return Verdict(label, False, f"{label}: not yet; {len(bad)} of {want.size} entries "
-                                 f"{'is' if len(bad) == 1 else 'are'} outside {tol} of dpbook's answer"
-                                 + ("" if named else f" ({answer.describe()})") + ": "
-                                 + "; ".join(f"{answer.entry(i)} {h}" for i, h in zip(bad, how)) + ".")
+    return Verdict(
+        label,
+        False,
+        f"{label}: not yet; {len(bad)} of {want.size} entries "
+        f"{'is' if len(bad) == 1 else 'are'} outside {tol} of dpbook's answer"
+        + ("" if named else f" ({answer.describe()})")
+        + ": "
+        + "; ".join(f"{answer.entry(i)} {h}" for i, h in zip(bad, how))
+        + ".",
+    )
 
 
 def check(label, value, book=None):
@@ -133,13 +162,20 @@ def _assigned_names(source):
     import re
 
     try:
-        tree = ast.parse("\n".join("pass" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()))
+        tree = ast.parse(
+            "\n".join(
+                "pass" if ln.lstrip().startswith(("%", "!")) else ln
+                for ln in source.splitlines()
+            )
+        )
     except SyntaxError:
         return set(re.findall(r"^([A-Za-z_]\w*)\s*=", source, flags=re.M))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+            for target in (
+                node.targets if isinstance(node, ast.Assign) else [node.target]
+            ):
                 names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     return names
 
@@ -152,7 +188,9 @@ def _after_cell(result):
         if error is None:
             _CRASHED.pop(name, None)
         else:
-            _CRASHED[name] = f"{type(error).__name__}: {error}".strip().splitlines()[0][:200]
+            _CRASHED[name] = f"{type(error).__name__}: {error}".strip().splitlines()[0][
+                :200
+            ]
 
 
 def watch():
@@ -179,8 +217,10 @@ def form(label, name, value, n, describe):
     numbers it holds.
     """
     if name in _CRASHED:
-        return (f"{label}: the cell that assigns {name} raised an error ({_CRASHED[name]}); "
-                f"fix it and run it again")
+        return (
+            f"{label}: the cell that assigns {name} raised an error ({_CRASHED[name]}); "
+            f"fix it and run it again"
+        )
     if value is ...:
         return f"{label}: replace the ... of {name} by your answer"
     try:

@@ -10,7 +10,12 @@ import numpy as np
 
 #: Chapter 4 (Liu's §4.1, the book's choices: the numbers did not survive in the paper's text):
 #: standard deviations, the clipping bound, correlations and sample sizes of the covariance study
-COVARIANCE_SETTINGS = {"sd": (1.0, 2.0), "bound": 4.0, "rho": (0.0, -0.5, 0.9), "n": (50, 100, 200, 400, 800)}
+COVARIANCE_SETTINGS = {
+    "sd": (1.0, 2.0),
+    "bound": 4.0,
+    "rho": (0.0, -0.5, 0.9),
+    "n": (50, 100, 200, 400, 800),
+}
 
 #: Chapter 5 (Liu's §4.2, the book's choices): true proportions, sample sizes and budgets
 STUDY2_PI = np.array([0.05, 0.15, 0.3, 0.5])

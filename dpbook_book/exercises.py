@@ -51,14 +51,33 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Answer", "Exercise", "SETUP_TAG", "Vary", "answer", "book_exercises", "chapter_exercises", "chapter_notebooks",
-           "compute", "draw", "find_book", "parameters", "setup_cells", "variable_name", "variant", "vary"]
+__all__ = [
+    "Answer",
+    "Exercise",
+    "SETUP_TAG",
+    "STUDENT_EDITION",
+    "Vary",
+    "answer",
+    "book_exercises",
+    "chapter_exercises",
+    "chapter_notebooks",
+    "compute",
+    "draw",
+    "find_book",
+    "parameters",
+    "setup_cells",
+    "variable_name",
+    "variant",
+    "vary",
+]
 
 #: the tag of the code cells that run before a solution when its answer is recomputed
 SETUP_TAG = "exercise-setup"
 
 #: the opening line of a MyST directive: a fence of 3+ backticks or colons, then ``{name}`` and its argument
-OPEN = re.compile(r"^\s*(?P<fence>`{3,}|:{3,})\{(?P<name>[A-Za-z0-9_:-]+)\}\s*(?P<arg>.*?)\s*$")
+OPEN = re.compile(
+    r"^\s*(?P<fence>`{3,}|:{3,})\{(?P<name>[A-Za-z0-9_:-]+)\}\s*(?P<arg>.*?)\s*$"
+)
 
 
 def closes(line, fence):
@@ -107,7 +126,7 @@ class Answer:
     expects: str | tuple = "a number"
 
     def __repr__(self):  # the value is kept out of reprs, tracebacks and help()
-        return f"Answer({self.label!r}, {len(self.values)} number(s), rel_tol={self.rel_tol:g}, abs_tol={self.abs_tol:g})"
+        return f"Answer({self.label!r}, {len(self.values)} number(s), rel_tol={self.rel_tol:g}, abs_tol={self.abs_tol:g})"  # noqa: E501
 
     def describe(self):
         """What to submit, as one string."""
@@ -143,11 +162,20 @@ def make_answer(label, value, rel_tol=5e-3, abs_tol=0.0, expects="a number"):
     try:
         arr = np.asarray(value, dtype=float).ravel()
     except (TypeError, ValueError):
-        raise ValueError(f"value of {label} must be a number or a sequence of numbers, got {type(value).__name__}") from None
+        raise ValueError(
+            f"value of {label} must be a number or a sequence of numbers, got {type(value).__name__}"
+        ) from None
     if arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError(f"value of {label} must hold finite numbers ({arr.size} given)")
+        raise ValueError(
+            f"value of {label} must hold finite numbers ({arr.size} given)"
+        )
     for name, tol in (("rel_tol", rel_tol), ("abs_tol", abs_tol)):
-        if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and math.isfinite(tol) and tol >= 0):
+        if not (
+            isinstance(tol, (int, float))
+            and not isinstance(tol, bool)
+            and math.isfinite(tol)
+            and tol >= 0
+        ):
             raise ValueError(f"{name} must be a finite number >= 0, got {tol!r}")
     if rel_tol == 0 and abs_tol == 0:
         raise ValueError(f"rel_tol and abs_tol cannot both be 0 for {label!r}")
@@ -157,12 +185,20 @@ def make_answer(label, value, rel_tol=5e-3, abs_tol=0.0, expects="a number"):
     if isinstance(expects, (list, tuple)):
         expects = tuple(expects)
         if not expects or not all(isinstance(e, str) and e for e in expects):
-            raise ValueError(f"expects must be a string or a sequence of non-empty strings, got {expects!r}")
+            raise ValueError(
+                f"expects must be a string or a sequence of non-empty strings, got {expects!r}"
+            )
         if len(expects) not in (1, arr.size):
-            raise ValueError(f"expects names {len(expects)} entries but the answer of {label} has {arr.size}")
+            raise ValueError(
+                f"expects names {len(expects)} entries but the answer of {label} has {arr.size}"
+            )
     elif not isinstance(expects, str) or not expects:
-        raise ValueError(f"expects must be a string or a sequence of non-empty strings, got {expects!r}")
-    return Answer(label, tuple(float(x) for x in arr), float(rel_tol), float(abs_tol), expects)
+        raise ValueError(
+            f"expects must be a string or a sequence of non-empty strings, got {expects!r}"
+        )
+    return Answer(
+        label, tuple(float(x) for x in arr), float(rel_tol), float(abs_tol), expects
+    )
 
 
 def answer(label, value, *, rel_tol=5e-3, abs_tol=0.0, expects="a number"):
@@ -170,7 +206,9 @@ def answer(label, value, *, rel_tol=5e-3, abs_tol=0.0, expects="a number"):
 
     Called once, at the end of a solution's code; see the module docstring.
     """
-    _RECORDED[label] = make_answer(label, value, rel_tol=rel_tol, abs_tol=abs_tol, expects=expects)
+    _RECORDED[label] = make_answer(
+        label, value, rel_tol=rel_tol, abs_tol=abs_tol, expects=expects
+    )
 
 
 # --- variants: an exercise's parameters, declared beside its solution ----------------------------------
@@ -180,10 +218,18 @@ def _numbers(name, value):
     """``value`` (a real number or a tuple of them) as a float or a tuple of floats."""
     if isinstance(value, (list, tuple)):
         if not value:
-            raise ValueError(f"{name} must be a number or a non-empty tuple of numbers, got {value!r}")
+            raise ValueError(
+                f"{name} must be a number or a non-empty tuple of numbers, got {value!r}"
+            )
         return tuple(_numbers(name, v) for v in value)
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number or a tuple of them, got {value!r}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+    ):
+        raise ValueError(
+            f"{name} must be a finite real number or a tuple of them, got {value!r}"
+        )
     return int(value) if isinstance(value, (int, np.integer)) else float(value)
 
 
@@ -222,13 +268,17 @@ def vary(value, *, among, text=()):
         raise ValueError(f"among must be a non-empty sequence of values, got {among!r}")
     among = tuple(_numbers("among", a) for a in among)
     if any(_shape(a) != _shape(value) for a in among):
-        raise ValueError(f"every value of among must have the shape of {value!r}, got {among!r}")
+        raise ValueError(
+            f"every value of among must have the shape of {value!r}, got {among!r}"
+        )
     among = tuple(dict.fromkeys(a for a in among if a != value))
     if not among:
         raise ValueError(f"among must hold a value other than the canonical {value!r}")
     text = (text,) if isinstance(text, str) else tuple(text)
     if not all(isinstance(t, str) and "{}" in t for t in text):
-        raise ValueError(f"text must be a template holding '{{}}' (or a tuple of them), got {text!r}")
+        raise ValueError(
+            f"text must be a template holding '{{}}' (or a tuple of them), got {text!r}"
+        )
     return Vary(value, among, text)
 
 
@@ -248,7 +298,9 @@ def draw(label, params, seed):
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     out = {}
     for name, p in params.items():
-        rng = np.random.default_rng([int(seed), zlib.crc32(label.encode()), zlib.crc32(name.encode())])
+        rng = np.random.default_rng(
+            [int(seed), zlib.crc32(label.encode()), zlib.crc32(name.encode())]
+        )
         out[name] = p.among[int(rng.integers(len(p.among)))]
     return out
 
@@ -262,8 +314,14 @@ def variant(label, **params):
     if not isinstance(label, str) or not label:
         raise ValueError(f"label must be a non-empty string, got {label!r}")
     if not params or not all(isinstance(p, Vary) for p in params.values()):
-        raise ValueError(f"the parameters of {label} must be given as name=vary(...), got {sorted(params)}")
-    values = {n: p.value for n, p in params.items()} if _SEED is None else draw(label, params, _SEED)
+        raise ValueError(
+            f"the parameters of {label} must be given as name=vary(...), got {sorted(params)}"
+        )
+    values = (
+        {n: p.value for n, p in params.items()}
+        if _SEED is None
+        else draw(label, params, _SEED)
+    )
     _DECLARED[label] = {n: (p, values[n]) for n, p in params.items()}
     out = tuple(values[n] for n in params)
     return out[0] if len(out) == 1 else out
@@ -304,17 +362,27 @@ class Exercise:
 def _answer_call(tree, label):
     """The ``answer(label, ...)`` statement of a parsed solution, or None."""
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
-                and node.value.func.id == "answer" and node.value.args
-                and isinstance(node.value.args[0], ast.Constant) and node.value.args[0].value == label):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "answer"
+            and node.value.args
+            and isinstance(node.value.args[0], ast.Constant)
+            and node.value.args[0].value == label
+        ):
             return node
     return None
 
 
 def _python(code):
     """A code cell as Python: IPython magics and shell lines become ``pass`` (keeping the indentation)."""
-    return "\n".join(ln[: len(ln) - len(ln.lstrip())] + "pass" if ln.lstrip().startswith(("%", "!")) else ln
-                     for ln in code.splitlines())
+    return "\n".join(
+        ln[: len(ln) - len(ln.lstrip())] + "pass"
+        if ln.lstrip().startswith(("%", "!"))
+        else ln
+        for ln in code.splitlines()
+    )
 
 
 def _calls_answer(code_cells, label):
@@ -342,7 +410,7 @@ def _source(cell):
 def solution_events(source):
     """The solution boundaries a markdown cell's text holds, in order: ``["start", label]`` or ``["end"]``.
 
-    The JupyterLite copies of the chapters (``_ext/dpbook_site.py``) write the solutions' boundaries
+    The JupyterLite copies of the chapters (``_ext/dpbook_site/lite.py``) write the solutions' boundaries
     as words for the reader and keep these events in the cell's metadata (``dpbook.solutions``), so
     the checker finds each solution's code there too.
     """
@@ -372,7 +440,11 @@ def chapter_exercises(path):
             continue
         # a lite copy: the boundaries are in the metadata; those that close a solution come first in
         # the cell (the rest of the text is read outside it), those that open one after its text
-        events = cell.get("metadata", {}).get("dpbook", {}).get("solutions") if not solution_events(src) else None
+        events = (
+            cell.get("metadata", {}).get("dpbook", {}).get("solutions")
+            if not solution_events(src)
+            else None
+        )
         if events:
             while events and events[0][0] == "end":
                 inside, events = None, events[1:]
@@ -389,7 +461,7 @@ def chapter_exercises(path):
             m = OPEN.match(lines[i])
             if m and m["name"] == "exercise":
                 end = directive_end(lines, i, m["fence"])
-                body = lines[i + 1: end - 1]
+                body = lines[i + 1 : end - 1]
                 options = {}
                 while body and re.match(r"^:[A-Za-z_-]+:", body[0]):
                     key, _, val = body.pop(0)[1:].partition(":")
@@ -397,7 +469,9 @@ def chapter_exercises(path):
                 label = options.get("label")
                 if label:
                     if label in found:
-                        raise ValueError(f"exercise label {label!r} is used twice in {path}")
+                        raise ValueError(
+                            f"exercise label {label!r} is used twice in {path}"
+                        )
                     found[label] = (m["arg"], "\n".join(body).strip("\n"))
                     order.append(label)
                 i = end
@@ -413,13 +487,25 @@ def chapter_exercises(path):
             if inside is not None:
                 solutions.setdefault(inside, [])
     if inside is not None:
-        raise ValueError(f"solution {inside!r} in {path} has a {{solution-start}} but no {{solution-end}}")
+        raise ValueError(
+            f"solution {inside!r} in {path} has a {{solution-start}} but no {{solution-end}}"
+        )
     out = []
     for label in order:
         code = tuple(solutions.get(label, ()))
         title, statement = found[label]
         text = "\n".join(prose.get(label, ())).strip()
-        out.append(Exercise(label, path, title, statement, code, _calls_answer(code, label), re.sub(r"\n{3,}", "\n\n", text)))
+        out.append(
+            Exercise(
+                label,
+                path,
+                title,
+                statement,
+                code,
+                _calls_answer(code, label),
+                re.sub(r"\n{3,}", "\n\n", text),
+            )
+        )
     return out
 
 
@@ -446,15 +532,26 @@ def find_book(book=None):
         tried.append(str(c))
         if (c / "part1").is_dir() and any(c.glob("part*/*.ipynb")):
             if book is None and _student_edition(c):
-                students.append(str(c))  # no solutions there: look further, e.g. the repository around it
+                students.append(
+                    str(c)
+                )  # no solutions there: look further, e.g. the repository around it
                 continue
             return c
     if book is not None:
-        raise ValueError(f"book={book!r} holds no chapter notebooks (no part1/ with notebooks)")
-    hint = (f" ({', '.join(students)} is a student edition, which holds no solutions)" if students else "")
-    raise LookupError("the book's chapter notebooks were not found (the answers are computed by their solutions)"
-                      + hint + "; set DPBOOK_BOOK_DIR to the book/ folder of a copy of the book. Tried: "
-                      + ", ".join(tried[:6]))
+        raise ValueError(
+            f"book={book!r} holds no chapter notebooks (no part1/ with notebooks)"
+        )
+    hint = (
+        f" ({', '.join(students)} is a student edition, which holds no solutions)"
+        if students
+        else ""
+    )
+    raise LookupError(
+        "the book's chapter notebooks were not found (the answers are computed by their solutions)"
+        + hint
+        + "; set DPBOOK_BOOK_DIR to the book/ folder of a copy of the book. Tried: "
+        + ", ".join(tried[:6])
+    )
 
 
 #: the notebook metadata key under which tools/student_edition.py marks its copies
@@ -474,7 +571,11 @@ def _student_edition(folder):
 
 def chapter_notebooks(book):
     """The chapter notebooks of the book folder ``book`` (``part*/*.ipynb``), in order."""
-    return sorted(p for p in Path(book).glob("part*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    return sorted(
+        p
+        for p in Path(book).glob("part*/*.ipynb")
+        if ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def book_exercises(book=None):
@@ -483,15 +584,21 @@ def book_exercises(book=None):
     for path in chapter_notebooks(find_book(book)):
         for ex in chapter_exercises(path):
             if ex.label in out:
-                raise ValueError(f"exercise label {ex.label!r} is used in {out[ex.label].notebook} and {path}")
+                raise ValueError(
+                    f"exercise label {ex.label!r} is used in {out[ex.label].notebook} and {path}"
+                )
             out[ex.label] = ex
     return out
 
 
 def setup_cells(path):
     """The code cells of the notebook at ``path`` tagged :data:`SETUP_TAG`, in order."""
-    return [_source(c) for c in _read(path).get("cells", [])
-            if c.get("cell_type") == "code" and SETUP_TAG in c.get("metadata", {}).get("tags", [])]
+    return [
+        _source(c)
+        for c in _read(path).get("cells", [])
+        if c.get("cell_type") == "code"
+        and SETUP_TAG in c.get("metadata", {}).get("tags", [])
+    ]
 
 
 def variable_name(label):
@@ -520,7 +627,12 @@ def _quiet():
     except ImportError:  # pragma: no cover
         before = set()
     try:
-        with style, capture, contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with (
+            style,
+            capture,
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+        ):
             yield
     finally:
         if plt is not None:
@@ -536,11 +648,15 @@ def _run(label, book, seed):
     global _SEED
     exercises = book_exercises(book)
     if label not in exercises:
-        raise ValueError(f"label {label!r} is not an exercise of the book; known: {sorted(exercises)}")
+        raise ValueError(
+            f"label {label!r} is not an exercise of the book; known: {sorted(exercises)}"
+        )
     ex = exercises[label]
     if not ex.numeric:
         numeric = sorted(k for k, e in exercises.items() if e.numeric)
-        raise ValueError(f"exercise {label!r} has no numeric answer to check; those that do: {numeric}")
+        raise ValueError(
+            f"exercise {label!r} has no numeric answer to check; those that do: {numeric}"
+        )
     if seed is not None:
         draw(label, {}, seed)  # validates the seed
     key = (label, str(ex.notebook), ex.notebook.stat().st_mtime_ns, seed)
@@ -552,14 +668,24 @@ def _run(label, book, seed):
         try:
             with _quiet():
                 for code in setup_cells(ex.notebook):
-                    exec(compile(_python(code), f"<{ex.notebook.name}: set-up>", "exec"), ns)
+                    exec(
+                        compile(_python(code), f"<{ex.notebook.name}: set-up>", "exec"),
+                        ns,
+                    )
                 _SEED = seed
                 for code in ex.solution:
-                    exec(compile(_python(code), f"<{ex.notebook.name}: {label}>", "exec"), ns)
+                    exec(
+                        compile(
+                            _python(code), f"<{ex.notebook.name}: {label}>", "exec"
+                        ),
+                        ns,
+                    )
         finally:
             _SEED = None
         if label not in _RECORDED:
-            raise ValueError(f"the solution of {label!r} ran without recording its answer")
+            raise ValueError(
+                f"the solution of {label!r} ran without recording its answer"
+            )
         _CACHE[key] = (_RECORDED.pop(label), _DECLARED.pop(label, {}))
     return _CACHE[key]
 

@@ -52,14 +52,18 @@ def _mechanisms():
     try:
         from diffprivlib import mechanisms
     except ImportError as err:  # pragma: no cover - the book's requirements install it
-        raise ImportError("dpbook.peers needs diffprivlib (pip install -r requirements.txt)") from err
+        raise ImportError(
+            "dpbook.peers needs diffprivlib (pip install -r requirements.txt)"
+        ) from err
     return mechanisms
 
 
 def _peer(mech, family="Laplace"):
     m = _mechanisms()
     if not isinstance(mech, getattr(m, family)):
-        raise ValueError(f"mech must be a diffprivlib {family}-family mechanism, got {mech!r}")
+        raise ValueError(
+            f"mech must be a diffprivlib {family}-family mechanism, got {mech!r}"
+        )
     return m
 
 
@@ -285,11 +289,15 @@ def folded_law(scale, q, lower, upper, *, tail=45.0):
     q = check.count("q", q, -(2**40))
     lo2, hi2 = 2 * float(lower), 2 * float(upper)
     if not (lo2 == round(lo2) and hi2 == round(hi2) and lo2 <= hi2):
-        raise ValueError(f"lower and upper must be integers or half-integers with lower <= upper, "
-                         f"got lower={lower!r}, upper={upper!r}")
+        raise ValueError(
+            f"lower and upper must be integers or half-integers with lower <= upper, "
+            f"got lower={lower!r}, upper={upper!r}"
+        )
     t = int(math.ceil(tail * b))
     if t > 10**7:
-        raise ValueError(f"scale must be small enough for brute force (tail * scale <= 1e7), got {scale!r}")
+        raise ValueError(
+            f"scale must be small enough for brute force (tail * scale <= 1e7), got {scale!r}"
+        )
     k = np.arange(q - t, q + t + 1, dtype=np.int64)
     law = DiscreteLaplace(b)
     mass = np.asarray(law.pmf(k, q), dtype=float)
@@ -315,9 +323,10 @@ def opendp_count_release(counts, scale):
     if counts.ndim != 1 or not np.issubdtype(counts.dtype, np.integer):
         raise ValueError(f"counts must be a 1-d array of integers, got {counts!r}")
     dp.enable_features("contrib")
-    meas = (dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int)) >> dp.m.then_laplace(
-        scale=b
-    )
+    meas = (
+        dp.vector_domain(dp.atom_domain(T=int)),
+        dp.l1_distance(T=int),
+    ) >> dp.m.then_laplace(scale=b)
     return np.asarray(meas(counts.tolist()), dtype=np.int64)
 
 
@@ -339,7 +348,9 @@ def two_sample_chi2(x, y, *, min_count=10):
     for s in (x, y):
         per = np.searchsorted(common, s)
         hit = (per < common.size) & (common[np.minimum(per, common.size - 1)] == s)
-        row = np.bincount(per[hit], minlength=common.size).tolist() + [int(np.count_nonzero(~hit))]
+        row = np.bincount(per[hit], minlength=common.size).tolist() + [
+            int(np.count_nonzero(~hit))
+        ]
         table.append(row)
     table = np.array(table)
     table = table[:, table.sum(axis=0) > 0]

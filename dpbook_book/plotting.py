@@ -49,7 +49,8 @@ STYLE = {
     "savefig.dpi": 100,
     "figure.subplot.left": 0.16,
     "figure.subplot.right": 0.96,
-    "figure.subplot.bottom": MARGIN_BOTTOM / (PANEL_HEIGHT + MARGIN_BOTTOM + MARGIN_TOP),
+    "figure.subplot.bottom": MARGIN_BOTTOM
+    / (PANEL_HEIGHT + MARGIN_BOTTOM + MARGIN_TOP),
     "figure.subplot.top": 1 - MARGIN_TOP / (PANEL_HEIGHT + MARGIN_BOTTOM + MARGIN_TOP),
     "figure.subplot.wspace": 0.35,
     "figure.subplot.hspace": PANEL_GAP / PANEL_HEIGHT,
@@ -86,7 +87,9 @@ def use_style():
     if shell is not None:
         from matplotlib.figure import Figure
 
-        shell.display_formatter.formatters["image/png"].for_type(Figure, functools.partial(png_bytes, tight=True))
+        shell.display_formatter.formatters["image/png"].for_type(
+            Figure, functools.partial(png_bytes, tight=True)
+        )
 
 
 #: the PNG text chunk holding a figure's smallest text height in the image's pixels (see :func:`png_bytes`)
@@ -97,8 +100,11 @@ def smallest_text(fig):
     """The smallest font size (points) of the visible, non-empty texts of ``fig`` (``None`` without text)."""
     from matplotlib.text import Text
 
-    sizes = [t.get_fontsize() for t in fig.findobj(Text)
-             if t.get_visible() and t.get_text().strip() and t.get_figure(root=True) is fig]
+    sizes = [
+        t.get_fontsize()
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.get_figure(root=True) is fig
+    ]
     return min(sizes) if sizes else None
 
 
@@ -117,8 +123,14 @@ def png_bytes(fig, tight=False, dpi=None):
     smallest = smallest_text(fig)
     metadata = {TEXT_SIZE_KEY: f"{smallest * dpi / 72:.2f}"} if smallest else {}
     out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=dpi, metadata=metadata, bbox_inches="tight" if tight else None,
-                pil_kwargs={"compress_level": 1} if not tight else None)
+    fig.savefig(
+        out,
+        format="png",
+        dpi=dpi,
+        metadata=metadata,
+        bbox_inches="tight" if tight else None,
+        pil_kwargs={"compress_level": 1} if not tight else None,
+    )
     return out.getvalue()
 
 
@@ -164,14 +176,20 @@ def figure(ncols=1, nrows=1, width=None, height=None, **kwargs):
             kwargs["gridspec_kw"] = gridspec
         if "sharey" in kwargs and "sharex" not in kwargs:
             kwargs["sharex"] = False
-    panel = min(height - MARGIN_BOTTOM - MARGIN_TOP, PANEL_HEIGHT) if (height and not stacked) else PANEL_HEIGHT
+    panel = (
+        min(height - MARGIN_BOTTOM - MARGIN_TOP, PANEL_HEIGHT)
+        if (height and not stacked)
+        else PANEL_HEIGHT
+    )
     if stacked and height:
         panel = min(height, PANEL_HEIGHT)
     h = rows * panel + (rows - 1) * PANEL_GAP + MARGIN_BOTTOM + MARGIN_TOP
     squeeze = kwargs.get("squeeze", True)
     with style():
         fig, axes = plt.subplots(rows, cols, figsize=(w, h), **kwargs)
-    fig.subplots_adjust(bottom=MARGIN_BOTTOM / h, top=1 - MARGIN_TOP / h, hspace=PANEL_GAP / panel)
+    fig.subplots_adjust(
+        bottom=MARGIN_BOTTOM / h, top=1 - MARGIN_TOP / h, hspace=PANEL_GAP / panel
+    )
     if stacked and not squeeze:
         axes = axes.reshape(nrows, ncols)
     return fig, axes
@@ -181,10 +199,30 @@ def figure(ncols=1, nrows=1, width=None, height=None, **kwargs):
 _KEPT = contextvars.ContextVar("dpbook_kept_figure", default=None)
 
 #: the Axes methods that add artists; in a kept figure their artists are matched call by call
-_MAKERS = frozenset({
-    "plot", "loglog", "semilogx", "semilogy", "step", "scatter", "axhline", "axvline", "axhspan", "axvspan",
-    "fill_between", "fill_betweenx", "vlines", "hlines", "stairs", "hist", "bar", "barh", "annotate", "text",
-})
+_MAKERS = frozenset(
+    {
+        "plot",
+        "loglog",
+        "semilogx",
+        "semilogy",
+        "step",
+        "scatter",
+        "axhline",
+        "axvline",
+        "axhspan",
+        "axvspan",
+        "fill_between",
+        "fill_betweenx",
+        "vlines",
+        "hlines",
+        "stairs",
+        "hist",
+        "bar",
+        "barh",
+        "annotate",
+        "text",
+    }
+)
 
 
 class KeptFigure:
@@ -223,7 +261,9 @@ class KeptFigure:
             raise
         finally:
             _KEPT.reset(token)
-        if fig is not self.fig:  # the function made its figure some other way: nothing is kept
+        if (
+            fig is not self.fig
+        ):  # the function made its figure some other way: nothing is kept
             self.close()
             return fig
         self._sweep()
@@ -235,7 +275,13 @@ class KeptFigure:
 
     def close(self):
         """Let go of the kept figure (the next :meth:`update` builds a new one)."""
-        self.fig, self._layout, self._axes, self._calls, self._layers = None, None, [], [], {}
+        self.fig, self._layout, self._axes, self._calls, self._layers = (
+            None,
+            None,
+            [],
+            [],
+            {},
+        )
 
     def _subplots(self, ncols, nrows, width, height, kwargs):
         layout = (ncols, nrows, width, height, tuple(sorted(kwargs.items())))
@@ -249,8 +295,12 @@ class KeptFigure:
                 self.fig, axes = figure(ncols, nrows, width, height, **kwargs)
             finally:
                 _KEPT.reset(token)
-            plt.close(self.fig)  # kept by this object, not by pyplot (which would show it at a cell's end)
-            FigureCanvasAgg(self.fig)  # closing left a bare canvas; an Agg one keeps its renderer between redraws
+            plt.close(
+                self.fig
+            )  # kept by this object, not by pyplot (which would show it at a cell's end)
+            FigureCanvasAgg(
+                self.fig
+            )  # closing left a bare canvas; an Agg one keeps its renderer between redraws
             self._layout = layout
             self._axes = [(ax, []) for ax in self.fig.axes]
             self._layers = {}
@@ -264,7 +314,11 @@ class KeptFigure:
         proxies = [_KeptAxes(self, i, ax) for i, (ax, _) in enumerate(self._axes)]
         if ncols * nrows == 1 and kwargs.get("squeeze", True):
             return self.fig, proxies[0]
-        shape = (nrows, ncols) if not kwargs.get("squeeze", True) or (nrows > 1 and ncols > 1) else None
+        shape = (
+            (nrows, ncols)
+            if not kwargs.get("squeeze", True) or (nrows > 1 and ncols > 1)
+            else None
+        )
         import numpy as np
 
         arr = np.empty(len(proxies), dtype=object)
@@ -279,10 +333,16 @@ class KeptFigure:
         k = len(self._calls[i])
         new = _artists(result)
         last = previous[k] if k < len(previous) and previous[k][0] == method else None
-        if last is not None and len(last[1]) == len(new) and all(map(_transplantable, last[1], new)):
+        if (
+            last is not None
+            and len(last[1]) == len(new)
+            and all(map(_transplantable, last[1], new))
+        ):
             for o, n in zip(last[1], new):
                 _transplant(o, n)
-            if isinstance(result, Container):  # bar: keep the old container, with the new label
+            if isinstance(
+                result, Container
+            ):  # bar: keep the old container, with the new label
                 ax.containers.remove(result)
                 last[2].set_label(result.get_label())
                 result = last[2]
@@ -290,7 +350,9 @@ class KeptFigure:
                 result = _substitute(result, {id(n): o for o, n in zip(last[1], new)})
             self._calls[i].append((method, last[1], last[2]))
         else:
-            self._calls[i].append((method, new, result if isinstance(result, Container) else None))
+            self._calls[i].append(
+                (method, new, result if isinstance(result, Container) else None)
+            )
         return result
 
     #: how many rendered axis layers a kept figure remembers
@@ -315,9 +377,19 @@ class KeptFigure:
             off = RendererAgg(renderer.width, renderer.height, renderer.dpi)
             type(axis).draw(axis, off)
             rgba = np.asarray(off.buffer_rgba())
-            rows, cols = np.flatnonzero(rgba[..., 3].any(axis=1)), np.flatnonzero(rgba[..., 3].any(axis=0))
-            layer = None if rows.size == 0 else (rgba[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1].copy(),
-                                                 int(cols[0]), int(renderer.height - rows[-1] - 1))
+            rows, cols = (
+                np.flatnonzero(rgba[..., 3].any(axis=1)),
+                np.flatnonzero(rgba[..., 3].any(axis=0)),
+            )
+            layer = (
+                None
+                if rows.size == 0
+                else (
+                    rgba[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1].copy(),
+                    int(cols[0]),
+                    int(renderer.height - rows[-1] - 1),
+                )
+            )
             if key is not None:
                 while len(self._layers) >= self.LAYERS:
                     self._layers.pop(next(iter(self._layers)))
@@ -336,7 +408,11 @@ class KeptFigure:
         live = {id(a) for _, arts, _ in self._calls[i] for a in arts}
         for _, arts, _ in previous:
             for a in arts:
-                if id(a) not in live and a.axes is not None and not str(a.get_label()).startswith("_"):
+                if (
+                    id(a) not in live
+                    and a.axes is not None
+                    and not str(a.get_label()).startswith("_")
+                ):
                     a.remove()
         return ax.legend(*args, **kwargs)
 
@@ -348,7 +424,11 @@ class KeptFigure:
                 for a in arts:
                     if id(a) not in live and a.axes is not None:
                         a.remove()
-                if container is not None and id(container) not in kept and container in ax.containers:
+                if (
+                    container is not None
+                    and id(container) not in kept
+                    and container in ax.containers
+                ):
                     ax.containers.remove(container)
             self._axes[i] = (ax, self._calls[i])
         self._calls = []
@@ -369,10 +449,24 @@ def _axis_key(axis, renderer):
         minor_labels = tuple(axis.get_minor_formatter().format_ticks(minor))
     except Exception:
         return None
-    return (axis.axis_name, renderer.width, renderer.height, tuple(axis.axes.bbox.bounds),
-            tuple(axis.get_view_interval()), axis.get_scale(), tuple(major), labels, offset,
-            tuple(minor), minor_labels, axis.label.get_text(), axis.label.get_visible(),
-            tuple(axis.get_tick_params().items()) if hasattr(axis, "get_tick_params") else ())
+    return (
+        axis.axis_name,
+        renderer.width,
+        renderer.height,
+        tuple(axis.axes.bbox.bounds),
+        tuple(axis.get_view_interval()),
+        axis.get_scale(),
+        tuple(major),
+        labels,
+        offset,
+        tuple(minor),
+        minor_labels,
+        axis.label.get_text(),
+        axis.label.get_visible(),
+        tuple(axis.get_tick_params().items())
+        if hasattr(axis, "get_tick_params")
+        else (),
+    )
 
 
 class _KeptAxes:

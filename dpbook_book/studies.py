@@ -21,14 +21,32 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
-from dpbook.mechanism import interval_family
-from dpbook._kernels import validation as check
-from dpbook.consistency import consistent_tree
-from dpbook.consistency import nonnegative_tree
-from dpbook.consistency import tree_levels
-from dpbook import covariance_sensitivity, histogram_sensitivity, sample_covariance, sample_variance, variance_sensitivity
 
-__all__ = ['max_sample_variance', 'sanitize_covariance', 'clipped_bivariate_normal', 'release_rescaled', 'release_all_but_one', 'release_tree', 'simulate_proportions', 'wald_interval', 'wald_coverage', 'coverage', 'bias_rmse', 'combine_releases']
+from dpbook import (
+    covariance_sensitivity,
+    histogram_sensitivity,
+    sample_covariance,
+    sample_variance,
+    variance_sensitivity,
+)
+from dpbook._kernels import validation as check
+from dpbook.consistency import consistent_tree, nonnegative_tree, tree_levels
+from dpbook.mechanism import interval_family
+
+__all__ = [
+    "max_sample_variance",
+    "sanitize_covariance",
+    "clipped_bivariate_normal",
+    "release_rescaled",
+    "release_all_but_one",
+    "release_tree",
+    "simulate_proportions",
+    "wald_interval",
+    "wald_coverage",
+    "coverage",
+    "bias_rmse",
+    "combine_releases",
+]
 
 
 # --- Study 1: element-wise sanitization of a covariance matrix ---------------------------------
@@ -46,14 +64,18 @@ def max_sample_variance(lower, upper, n):
     """
     lower, upper = check.bounds(lower, upper)
     if not (np.isfinite(lower) and np.isfinite(upper)):
-        raise ValueError(f"lower and upper must be finite, got lower={lower!r}, upper={upper!r}")
+        raise ValueError(
+            f"lower and upper must be finite, got lower={lower!r}, upper={upper!r}"
+        )
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 2:
         raise ValueError(f"n must be an int >= 2, got {n!r}")
     width2 = (upper - lower) ** 2
     return width2 * n / (4 * (n - 1)) if n % 2 == 0 else width2 * (n + 1) / (4 * n)
 
 
-def sanitize_covariance(x, lower, upper, epsilon, mechanism, reps, *, rng=None, conditional_mean=True):
+def sanitize_covariance(
+    x, lower, upper, epsilon, mechanism, reps, *, rng=None, conditional_mean=True
+):
     """``reps`` independent element-wise releases of the 2×2 sample covariance matrix of ``x``.
 
     Liu (2019), §4.1: the budget ``epsilon`` is split equally over the two variances and the
@@ -93,12 +115,20 @@ def sanitize_covariance(x, lower, upper, epsilon, mechanism, reps, *, rng=None, 
     x = check.finite_array("x", x)
     if x.ndim != 2 or x.shape[1] != 2 or x.shape[0] < 2:
         raise ValueError(f"x must have shape (n, 2) with n >= 2, got {x.shape}")
-    lo = [check.finite("lower", v) for v in np.broadcast_to(np.asarray(lower, dtype=float), (2,))]
-    hi = [check.finite("upper", v) for v in np.broadcast_to(np.asarray(upper, dtype=float), (2,))]
+    lo = [
+        check.finite("lower", v)
+        for v in np.broadcast_to(np.asarray(lower, dtype=float), (2,))
+    ]
+    hi = [
+        check.finite("upper", v)
+        for v in np.broadcast_to(np.asarray(upper, dtype=float), (2,))
+    ]
     for j in range(2):
         check.bounds(lo[j], hi[j])
         if (x[:, j] < lo[j]).any() or (x[:, j] > hi[j]).any():
-            raise ValueError(f"x[:, {j}] must lie in [lower, upper] = [{lo[j]}, {hi[j]}]")
+            raise ValueError(
+                f"x[:, {j}] must lie in [lower, upper] = [{lo[j]}, {hi[j]}]"
+            )
     epsilon = check.positive("epsilon", epsilon)
     make = interval_family("mechanism", mechanism)
     if not isinstance(reps, (int, np.integer)) or reps < 1:
@@ -108,13 +138,22 @@ def sanitize_covariance(x, lower, upper, epsilon, mechanism, reps, *, rng=None, 
     n = x.shape[0]
     v1_0, v2_0 = (float(sample_variance(x[:, j])) for j in range(2))
     cov_0 = float(sample_covariance(x))
-    original = (v1_0, v2_0, cov_0, cov_0 / np.sqrt(v1_0 * v2_0) if v1_0 * v2_0 > 0 else np.nan)
+    original = (
+        v1_0,
+        v2_0,
+        cov_0,
+        cov_0 / np.sqrt(v1_0 * v2_0) if v1_0 * v2_0 > 0 else np.nan,
+    )
     eps_each = epsilon / 3
     b1 = variance_sensitivity(lo[0], hi[0], n) / eps_each
     b2 = variance_sensitivity(lo[1], hi[1], n) / eps_each
     bc = covariance_sensitivity((lo[0], hi[0]), (lo[1], hi[1]), n) / eps_each
-    v1 = make(b1, 0.0, max_sample_variance(lo[0], hi[0], n)).sample(v1_0, size=reps, rng=rng)
-    v2 = make(b2, 0.0, max_sample_variance(lo[1], hi[1], n)).sample(v2_0, size=reps, rng=rng)
+    v1 = make(b1, 0.0, max_sample_variance(lo[0], hi[0], n)).sample(
+        v1_0, size=reps, rng=rng
+    )
+    v2 = make(b2, 0.0, max_sample_variance(lo[1], hi[1], n)).sample(
+        v2_0, size=reps, rng=rng
+    )
     c = np.sqrt(np.asarray(v1) * np.asarray(v2))
     cov = np.zeros(reps)
     cov_mean = np.zeros(reps) if conditional_mean else np.full(reps, np.nan)
@@ -167,8 +206,14 @@ def clipped_bivariate_normal(n, rho, *, sd=(1.0, 2.0), bound=4.0, rng=None):
 def _proportions(p):
     p = check.finite_array("p", p)
     if p.ndim == 0 or p.shape[-1] < 2:
-        raise ValueError(f"p must hold at least two proportions on its last axis, got shape {p.shape}")
-    if (p < 0).any() or (p > 1).any() or not np.allclose(p.sum(axis=-1), 1.0, atol=1e-9):
+        raise ValueError(
+            f"p must hold at least two proportions on its last axis, got shape {p.shape}"
+        )
+    if (
+        (p < 0).any()
+        or (p > 1).any()
+        or not np.allclose(p.sum(axis=-1), 1.0, atol=1e-9)
+    ):
         raise ValueError(f"p must be proportions in [0, 1] summing to 1, got {p!r}")
     return p
 
@@ -251,11 +296,16 @@ def release_tree(p, scale, mechanism, *, branching=2, rng=None):
     mech, rng = _release_args(mechanism, scale, rng)
     k = branching  # tree_levels checks it
     true = tree_levels(p, branching=k)
-    noisy = [true[0]] + [np.asarray(mech.sample(lv, rng=rng), dtype=float).reshape(lv.shape) for lv in true[1:]]
+    noisy = [true[0]] + [
+        np.asarray(mech.sample(lv, rng=rng), dtype=float).reshape(lv.shape)
+        for lv in true[1:]
+    ]
     return nonnegative_tree(consistent_tree(noisy, branching=k, root=1.0), branching=k)
 
 
-def simulate_proportions(pi, n, epsilon, mechanism, method, reps, *, releases=1, rng=None):
+def simulate_proportions(
+    pi, n, epsilon, mechanism, method, reps, *, releases=1, rng=None
+):
     """Liu's (2019) §4.2 experiment for one setting: ``reps`` multinomial samples, each released.
 
     Each repetition draws counts from Multinomial(``n``, ``pi``), computes the sample proportions
@@ -281,7 +331,9 @@ def simulate_proportions(pi, n, epsilon, mechanism, method, reps, *, releases=1,
     epsilon = check.positive("epsilon", epsilon)
     interval_family("mechanism", mechanism)
     if method not in ("rescale", "all_but_one", "tree"):
-        raise ValueError(f"method must be 'rescale', 'all_but_one' or 'tree', got {method!r}")
+        raise ValueError(
+            f"method must be 'rescale', 'all_but_one' or 'tree', got {method!r}"
+        )
     if not isinstance(reps, (int, np.integer)) or reps < 1:
         raise ValueError(f"reps must be a positive int, got {reps!r}")
     if not isinstance(releases, (int, np.integer)) or releases < 1:
@@ -359,14 +411,19 @@ def wald_coverage(p, n, *, mechanism=None, level=0.95):
     if level >= 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     c = stats.norm.ppf(0.5 + level / 2) ** 2 / n
-    centre, half = (2 * p + c) / (2 * (1 + c)), np.sqrt(c * c + 4 * c * p * (1 - p)) / (2 * (1 + c))
+    centre, half = (
+        (2 * p + c) / (2 * (1 + c)),
+        np.sqrt(c * c + 4 * c * p * (1 - p)) / (2 * (1 + c)),
+    )
     lo, hi = centre - half, centre + half
     k = np.arange(n + 1)
     pmf = stats.binom.pmf(k, n, p)
     if mechanism is None:
         inside = ((k / n - p) ** 2 <= c * (k / n) * (1 - k / n)).astype(float)
     else:
-        inside = np.asarray(mechanism.cdf(hi, k / n)) - np.asarray(mechanism.cdf(lo, k / n))
+        inside = np.asarray(mechanism.cdf(hi, k / n)) - np.asarray(
+            mechanism.cdf(lo, k / n)
+        )
     return float(np.sum(pmf * inside))
 
 
@@ -421,7 +478,9 @@ def combine_releases(estimates, variances, *, axis=0):
     q = check.finite_array("estimates", estimates)
     u = check.finite_array("variances", variances)
     if q.shape != u.shape:
-        raise ValueError(f"variances must have the shape of estimates {q.shape}, got {u.shape}")
+        raise ValueError(
+            f"variances must have the shape of estimates {q.shape}, got {u.shape}"
+        )
     if q.ndim == 0 or q.shape[axis] < 2:
         raise ValueError(f"estimates must hold m >= 2 releases along axis {axis}")
     if (u < 0).any():
@@ -432,5 +491,10 @@ def combine_releases(estimates, variances, *, axis=0):
     b = q.var(axis=axis, ddof=1)
     T = ubar + b / m
     with np.errstate(divide="ignore", invalid="ignore"):
-        df = np.where(b > 0, (m - 1) * (1 + np.divide(ubar * m, b, out=np.zeros_like(b), where=b > 0)) ** 2, np.inf)
+        df = np.where(
+            b > 0,
+            (m - 1)
+            * (1 + np.divide(ubar * m, b, out=np.zeros_like(b), where=b > 0)) ** 2,
+            np.inf,
+        )
     return qbar, T, df

@@ -51,7 +51,9 @@ class Table:
         self.columns = tuple(columns)
         self.cells = tuple(tuple(r) for r in cells)
         self.caption = caption
-        self.align = tuple(align) if align is not None else tuple("left" for _ in self.columns)
+        self.align = (
+            tuple(align) if align is not None else tuple("left" for _ in self.columns)
+        )
 
     def _repr_html_(self):
         esc = html.escape
@@ -59,11 +61,20 @@ class Table:
         if self.caption:
             parts.append(f"<caption>{esc(self.caption)}</caption>")
         parts.append("<thead><tr>")
-        parts += [f'<th style="text-align: {a}">{esc(c)}</th>' for c, a in zip(self.columns, self.align)]
+        parts += [
+            f'<th style="text-align: {a}">{esc(c)}</th>'
+            for c, a in zip(self.columns, self.align)
+        ]
         parts.append("</tr></thead><tbody>")
         for row in self.cells:
-            parts.append("<tr>" + "".join(f'<td style="text-align: {a}">{esc(v)}</td>'
-                                          for v, a in zip(row, self.align)) + "</tr>")
+            parts.append(
+                "<tr>"
+                + "".join(
+                    f'<td style="text-align: {a}">{esc(v)}</td>'
+                    for v, a in zip(row, self.align)
+                )
+                + "</tr>"
+            )
         parts.append("</tbody></table></div>")
         return "".join(parts)
 
@@ -71,8 +82,14 @@ class Table:
         def line(values):
             return "| " + " | ".join(_escape_markdown(v) for v in values) + " |"
 
-        rule = "|" + "|".join(":---:" if a == "center" else "---:" if a == "right" else ":---"
-                              for a in self.align) + "|"
+        rule = (
+            "|"
+            + "|".join(
+                ":---:" if a == "center" else "---:" if a == "right" else ":---"
+                for a in self.align
+            )
+            + "|"
+        )
         text = "\n".join([line(self.columns), rule] + [line(r) for r in self.cells])
         return f"{text}\n\n{_escape_markdown(self.caption)}" if self.caption else text
 
@@ -81,10 +98,14 @@ class Table:
         widths = [max(len(r[i]) for r in rows) for i in range(len(self.columns))]
 
         def line(values):
-            return "  ".join(v.rjust(w) if a == "right" else v.ljust(w)
-                             for v, w, a in zip(values, widths, self.align)).rstrip()
+            return "  ".join(
+                v.rjust(w) if a == "right" else v.ljust(w)
+                for v, w, a in zip(values, widths, self.align)
+            ).rstrip()
 
-        out = [line(self.columns), "  ".join("-" * w for w in widths)] + [line(r) for r in self.cells]
+        out = [line(self.columns), "  ".join("-" * w for w in widths)] + [
+            line(r) for r in self.cells
+        ]
         return "\n".join(([self.caption] if self.caption else []) + out)
 
 
@@ -121,18 +142,29 @@ def table(rows, columns, formats=None, caption=None):
     """
     columns = tuple(str(c) for c in columns)
     if not columns:
-        raise ValueError(f"columns must name at least one column, got columns={columns!r}")
+        raise ValueError(
+            f"columns must name at least one column, got columns={columns!r}"
+        )
     rows = [tuple(r) for r in rows]
     if formats is None:
         formats = (None,) * len(columns)
     formats = tuple(formats)
     if len(formats) != len(columns):
-        raise ValueError(f"formats must have one entry per column ({len(columns)}), got formats={formats!r}")
+        raise ValueError(
+            f"formats must have one entry per column ({len(columns)}), got formats={formats!r}"
+        )
     for k, row in enumerate(rows):
         if len(row) != len(columns):
-            raise ValueError(f"rows[{k}] has {len(row)} values for {len(columns)} columns: rows[{k}]={row!r}")
+            raise ValueError(
+                f"rows[{k}] has {len(row)} values for {len(columns)} columns: rows[{k}]={row!r}"
+            )
     cells = [tuple(_format(v, f) for v, f in zip(row, formats)) for row in rows]
-    numeric = [bool(rows) and all(isinstance(r[i], numbers.Real) and not isinstance(r[i], bool) for r in rows)
-               for i in range(len(columns))]
+    numeric = [
+        bool(rows)
+        and all(
+            isinstance(r[i], numbers.Real) and not isinstance(r[i], bool) for r in rows
+        )
+        for i in range(len(columns))
+    ]
     align = ["right" if n else "left" for n in numeric]
     return Table(columns, cells, caption=caption, align=align)

@@ -21,7 +21,11 @@ def setups(draw):
     kind = draw(st.sampled_from(["interval", "lower", "upper"]))
     anchor = b * draw(st.floats(-5, 5))
     width = b * 10 ** draw(st.floats(-3, 3))
-    lo, hi = {"interval": (anchor, anchor + width), "lower": (anchor, math.inf), "upper": (-math.inf, anchor)}[kind]
+    lo, hi = {
+        "interval": (anchor, anchor + width),
+        "lower": (anchor, math.inf),
+        "upper": (-math.inf, anchor),
+    }[kind]
     where = draw(st.sampled_from(["inside", "lo", "hi"]))
     if where == "inside" and kind == "interval":
         q = lo + width * draw(st.floats(0, 1))

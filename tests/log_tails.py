@@ -13,4 +13,8 @@ def assert_log_tails_match_logs_of_the_law(mech, xs, qs):
             got = log_fn(xs, q)
             assert np.array_equal(np.isinf(got), np.isinf(want)), (q, got, want)
             ok = np.isfinite(want)
-            assert np.allclose(got[ok], want[ok], rtol=1e-12, atol=1e-15), (q, got, want)
+            assert np.allclose(got[ok], want[ok], rtol=1e-12, atol=1e-15), (
+                q,
+                got,
+                want,
+            )

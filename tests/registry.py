@@ -97,207 +97,617 @@ def _truncated_half_line_loss(b, delta):
 
 
 _LAPLACE = Row(
-    "laplace", dpbook.Laplace,
-    typical=(Case("b=1.3", lambda: dpbook.Laplace(1.3), (0.0, -2.0, 1e3), loss=1 / 1.3),),
+    "laplace",
+    dpbook.Laplace,
+    typical=(
+        Case("b=1.3", lambda: dpbook.Laplace(1.3), (0.0, -2.0, 1e3), loss=1 / 1.3),
+    ),
     extreme=(
-        Case("b=1e-300", lambda: dpbook.Laplace(1e-300), (0.0, 1e300, -1e300), sensitivity=1e-300, loss=1.0,
-             mean=lambda q: q, scale_of_x=1e-300),
-        Case("b=1e300", lambda: dpbook.Laplace(1e300), (0.0, 1e300, -1e300), sensitivity=1e285, loss=1e-15,
-             mean=lambda q: q, scale_of_x=1e300),
-        Case("eps=1e6", lambda: dpbook.Laplace(1.0), (0.0, 1e6), sensitivity=1e6, loss=1e6),
-        Case("eps=1e-15", lambda: dpbook.Laplace(1.0), (0.0,), sensitivity=1e-15, loss=1e-15),
+        Case(
+            "b=1e-300",
+            lambda: dpbook.Laplace(1e-300),
+            (0.0, 1e300, -1e300),
+            sensitivity=1e-300,
+            loss=1.0,
+            mean=lambda q: q,
+            scale_of_x=1e-300,
+        ),
+        Case(
+            "b=1e300",
+            lambda: dpbook.Laplace(1e300),
+            (0.0, 1e300, -1e300),
+            sensitivity=1e285,
+            loss=1e-15,
+            mean=lambda q: q,
+            scale_of_x=1e300,
+        ),
+        Case(
+            "eps=1e6",
+            lambda: dpbook.Laplace(1.0),
+            (0.0, 1e6),
+            sensitivity=1e6,
+            loss=1e6,
+        ),
+        Case(
+            "eps=1e-15",
+            lambda: dpbook.Laplace(1.0),
+            (0.0,),
+            sensitivity=1e-15,
+            loss=1e-15,
+        ),
     ),
 )
 
 _BIT = Row(
-    "bit", dpbook.BIT, has_atoms=True,
+    "bit",
+    dpbook.BIT,
+    has_atoms=True,
     typical=(
-        Case("b=1,[0,2]", lambda: dpbook.BIT(1.0, lower=0.0, upper=2.0), (0.5, -0.7, 3.0), loss=1.0),
-        Case("b=0.8,[0,inf)", lambda: dpbook.BIT(0.8, lower=0.0), (0.3, 5.0), loss=1 / 0.8),
+        Case(
+            "b=1,[0,2]",
+            lambda: dpbook.BIT(1.0, lower=0.0, upper=2.0),
+            (0.5, -0.7, 3.0),
+            loss=1.0,
+        ),
+        Case(
+            "b=0.8,[0,inf)",
+            lambda: dpbook.BIT(0.8, lower=0.0),
+            (0.3, 5.0),
+            loss=1 / 0.8,
+        ),
     ),
     extreme=(
-        Case("b=1e300,[0,1]", lambda: dpbook.BIT(1e300, lower=0.0, upper=1.0), (0.5,), loss=1e-300,
-             mean=lambda q: 0.5),
-        Case("b=1e-300,[0,1]", lambda: dpbook.BIT(1e-300, lower=0.0, upper=1.0), (0.25, -1e300, 1e300),
-             sensitivity=1e-300, audit={"domain": (0.0, 1e-296)}, loss=1.0, exact=False,
-             mean=lambda q: min(max(q, 0.0), 1.0)),
-        Case("width=1e-300", lambda: dpbook.BIT(1.0, lower=0.0, upper=1e-300), (0.0, 5e-301), sensitivity=1e-300,
-             loss=1e-300, mean=lambda q: 5e-301, scale_of_x=1e-300, rtol=1e-6),
-        Case("loss-beyond-doubles", lambda: dpbook.BIT(1e-300, lower=0.0, upper=1e300), (0.5,),
-             sensitivity=1e300, audit_error="exceeds the float range"),
+        Case(
+            "b=1e300,[0,1]",
+            lambda: dpbook.BIT(1e300, lower=0.0, upper=1.0),
+            (0.5,),
+            loss=1e-300,
+            mean=lambda q: 0.5,
+        ),
+        Case(
+            "b=1e-300,[0,1]",
+            lambda: dpbook.BIT(1e-300, lower=0.0, upper=1.0),
+            (0.25, -1e300, 1e300),
+            sensitivity=1e-300,
+            audit={"domain": (0.0, 1e-296)},
+            loss=1.0,
+            exact=False,
+            mean=lambda q: min(max(q, 0.0), 1.0),
+        ),
+        Case(
+            "width=1e-300",
+            lambda: dpbook.BIT(1.0, lower=0.0, upper=1e-300),
+            (0.0, 5e-301),
+            sensitivity=1e-300,
+            loss=1e-300,
+            mean=lambda q: 5e-301,
+            scale_of_x=1e-300,
+            rtol=1e-6,
+        ),
+        Case(
+            "loss-beyond-doubles",
+            lambda: dpbook.BIT(1e-300, lower=0.0, upper=1e300),
+            (0.5,),
+            sensitivity=1e300,
+            audit_error="exceeds the float range",
+        ),
     ),
 )
 
 _TRUNCATED = Row(
-    "truncated", dpbook.Truncated,
+    "truncated",
+    dpbook.Truncated,
     typical=(
-        Case("b=1,[0,2]", lambda: dpbook.Truncated(1.0, lower=0.0, upper=2.0), (0.5, 2.5)),
-        Case("b=0.7,[0,inf)", lambda: dpbook.Truncated(0.7, lower=0.0), (0.2, 3.0),
-             loss=_truncated_half_line_loss(0.7, 1.0)),
+        Case(
+            "b=1,[0,2]", lambda: dpbook.Truncated(1.0, lower=0.0, upper=2.0), (0.5, 2.5)
+        ),
+        Case(
+            "b=0.7,[0,inf)",
+            lambda: dpbook.Truncated(0.7, lower=0.0),
+            (0.2, 3.0),
+            loss=_truncated_half_line_loss(0.7, 1.0),
+        ),
     ),
     extreme=(
         # far narrower than its scale: the law is uniform on [lower, upper] to every digit (issue 25)
-        Case("b=1e20,[0,1]", lambda: dpbook.Truncated(1e20, lower=0.0, upper=1.0), (0.0, 0.3, 1.0),
-             mean=lambda q: 0.5, ppf=_uniform_ppf(0.0, 1.0)),
-        Case("b=1,width=1ulp", lambda: dpbook.Truncated(1.0, lower=0.3, upper=float(np.nextafter(0.3, 1.0))), (0.3,),
-             sensitivity=1e-17, audit_error="below the float resolution", mean=lambda q: 0.3, scale_of_x=1e-16,
-             rtol=1.0),
-        Case("b=1,width=1e-300", lambda: dpbook.Truncated(1.0, lower=0.0, upper=1e-300), (0.0, 1e-300, 7.0),
-             sensitivity=1e-300, mean=lambda q: 5e-301, ppf=_uniform_ppf(0.0, 1e-300), scale_of_x=1e-300,
-             rtol=1e-6),
-        Case("b=1e300,[0,1e-300]", lambda: dpbook.Truncated(1e300, lower=0.0, upper=1e-300), (0.0,),
-             sensitivity=1e-300, exact=False, mean=lambda q: 5e-301, ppf=_uniform_ppf(0.0, 1e-300), scale_of_x=1e-300,
-             rtol=1e-6),
-        Case("b=1e-300,[0,1]", lambda: dpbook.Truncated(1e-300, lower=0.0, upper=1.0), (0.3, -1e300),
-             sensitivity=1e-300, audit={"domain": (0.0, 1e-296)}, mean=lambda q: min(max(q, 0.0), 1.0), rtol=1e-12),
-        Case("loss-beyond-doubles", lambda: dpbook.Truncated(1e-300, lower=0.0, upper=1e300), (0.5,),
-             sensitivity=1e300, audit_error="exceeds the float range"),
+        Case(
+            "b=1e20,[0,1]",
+            lambda: dpbook.Truncated(1e20, lower=0.0, upper=1.0),
+            (0.0, 0.3, 1.0),
+            mean=lambda q: 0.5,
+            ppf=_uniform_ppf(0.0, 1.0),
+        ),
+        Case(
+            "b=1,width=1ulp",
+            lambda: dpbook.Truncated(
+                1.0, lower=0.3, upper=float(np.nextafter(0.3, 1.0))
+            ),
+            (0.3,),
+            sensitivity=1e-17,
+            audit_error="below the float resolution",
+            mean=lambda q: 0.3,
+            scale_of_x=1e-16,
+            rtol=1.0,
+        ),
+        Case(
+            "b=1,width=1e-300",
+            lambda: dpbook.Truncated(1.0, lower=0.0, upper=1e-300),
+            (0.0, 1e-300, 7.0),
+            sensitivity=1e-300,
+            mean=lambda q: 5e-301,
+            ppf=_uniform_ppf(0.0, 1e-300),
+            scale_of_x=1e-300,
+            rtol=1e-6,
+        ),
+        Case(
+            "b=1e300,[0,1e-300]",
+            lambda: dpbook.Truncated(1e300, lower=0.0, upper=1e-300),
+            (0.0,),
+            sensitivity=1e-300,
+            exact=False,
+            mean=lambda q: 5e-301,
+            ppf=_uniform_ppf(0.0, 1e-300),
+            scale_of_x=1e-300,
+            rtol=1e-6,
+        ),
+        Case(
+            "b=1e-300,[0,1]",
+            lambda: dpbook.Truncated(1e-300, lower=0.0, upper=1.0),
+            (0.3, -1e300),
+            sensitivity=1e-300,
+            audit={"domain": (0.0, 1e-296)},
+            mean=lambda q: min(max(q, 0.0), 1.0),
+            rtol=1e-12,
+        ),
+        Case(
+            "loss-beyond-doubles",
+            lambda: dpbook.Truncated(1e-300, lower=0.0, upper=1e300),
+            (0.5,),
+            sensitivity=1e300,
+            audit_error="exceeds the float range",
+        ),
     ),
 )
 
 _RAMP = Row(
-    "translated-ramp", dpbook.TranslatedRamp, has_atoms=True,
-    typical=(Case("b=1,opt", lambda: dpbook.TranslatedRamp(1.0, dpbook.optimal_ramp_shift(1.0)), (0.0, 1.5),
-                  loss=1.0),),
+    "translated-ramp",
+    dpbook.TranslatedRamp,
+    has_atoms=True,
+    typical=(
+        Case(
+            "b=1,opt",
+            lambda: dpbook.TranslatedRamp(1.0, dpbook.optimal_ramp_shift(1.0)),
+            (0.0, 1.5),
+            loss=1.0,
+        ),
+    ),
     extreme=(
         # scale 1e15, shift 3e14: exact=True with slack 0 while 12% above the truth (issue 25)
-        Case("b=1e15,shift=3e14", lambda: dpbook.TranslatedRamp(1e15, 3e14), (0.0, 1.0), loss=1e-15, exact=False),
-        Case("b=1e-300,shift=1e-300", lambda: dpbook.TranslatedRamp(1e-300, 1e-300), (1.0, -1e300),
-             sensitivity=1e-300, loss=1.0, mean=lambda q: max(q, 0.0), rtol=1e-12),
-        Case("loss-beyond-doubles", lambda: dpbook.TranslatedRamp(1e-300, 1e-300), (1.0,),
-             sensitivity=1e300, audit_error="exceeds the float range"),
+        Case(
+            "b=1e15,shift=3e14",
+            lambda: dpbook.TranslatedRamp(1e15, 3e14),
+            (0.0, 1.0),
+            loss=1e-15,
+            exact=False,
+        ),
+        Case(
+            "b=1e-300,shift=1e-300",
+            lambda: dpbook.TranslatedRamp(1e-300, 1e-300),
+            (1.0, -1e300),
+            sensitivity=1e-300,
+            loss=1.0,
+            mean=lambda q: max(q, 0.0),
+            rtol=1e-12,
+        ),
+        Case(
+            "loss-beyond-doubles",
+            lambda: dpbook.TranslatedRamp(1e-300, 1e-300),
+            (1.0,),
+            sensitivity=1e300,
+            audit_error="exceeds the float range",
+        ),
     ),
 )
 
 _POSTPROCESSED = Row(
-    "postprocessed-ramp", dpbook.PostProcessed, has_atoms=True, has_density=False, closed_form=False,
-    audit="post-processing", sampler_fast=True,
-    typical=(Case("b=1,ramp", lambda: dpbook.PostProcessed(1.0, ramp, breakpoints=[0.0], tail=(0.0, 0.0)), (0.5,),
-                  loss=1.0),),
-    extreme=(Case("b=1e-300,ramp", lambda: dpbook.PostProcessed(1e-300, ramp, breakpoints=[0.0], tail=(0.0, 0.0)),
-                  (1.0, -1e300), sensitivity=1e-300, loss=1.0, mean=lambda q: max(q, 0.0), rtol=1e-12),),
+    "postprocessed-ramp",
+    dpbook.PostProcessed,
+    has_atoms=True,
+    has_density=False,
+    closed_form=False,
+    audit="post-processing",
+    sampler_fast=True,
+    typical=(
+        Case(
+            "b=1,ramp",
+            lambda: dpbook.PostProcessed(1.0, ramp, breakpoints=[0.0], tail=(0.0, 0.0)),
+            (0.5,),
+            loss=1.0,
+        ),
+    ),
+    extreme=(
+        Case(
+            "b=1e-300,ramp",
+            lambda: dpbook.PostProcessed(
+                1e-300, ramp, breakpoints=[0.0], tail=(0.0, 0.0)
+            ),
+            (1.0, -1e300),
+            sensitivity=1e-300,
+            loss=1.0,
+            mean=lambda q: max(q, 0.0),
+            rtol=1e-12,
+        ),
+    ),
 )
 
 _STEP = Row(
-    "step", dpbook.StepPostProcessed, has_atoms=True, audit="post-processing",
-    typical=(Case("b=1", lambda: dpbook.StepPostProcessed(1.0, edges=[0.0, 1.0], values=[0.0, 0.5], shift=0.5),
-                  (0.3, 2.0), loss=1.0),),
-    extreme=(Case("b=1e300", lambda: dpbook.StepPostProcessed(1e300, edges=[0.0, 1.0], values=[0.0, 0.5], shift=0.5),
-                  (0.3,), loss=1e-300, scale_of_x=1e300),),
+    "step",
+    dpbook.StepPostProcessed,
+    has_atoms=True,
+    audit="post-processing",
+    typical=(
+        Case(
+            "b=1",
+            lambda: dpbook.StepPostProcessed(
+                1.0, edges=[0.0, 1.0], values=[0.0, 0.5], shift=0.5
+            ),
+            (0.3, 2.0),
+            loss=1.0,
+        ),
+    ),
+    extreme=(
+        Case(
+            "b=1e300",
+            lambda: dpbook.StepPostProcessed(
+                1e300, edges=[0.0, 1.0], values=[0.0, 0.5], shift=0.5
+            ),
+            (0.3,),
+            loss=1e-300,
+            scale_of_x=1e300,
+        ),
+    ),
 )
 
 _RESTRICTED_NORMAL = Row(
-    "restricted-normal", dpbook.Restricted,
-    typical=(Case("norm", lambda: dpbook.Restricted(stats.norm), (0.5, 3.0), audit={"window": (0.0, 5.0)}),),
-    extreme=(Case("norm(scale=1e-300)", lambda: dpbook.Restricted(stats.norm(scale=1e-300)), (1.0,),
-                  sensitivity=1e-300, audit={"window": (0.0, 5.0)}, mean=lambda q: q),),
+    "restricted-normal",
+    dpbook.Restricted,
+    typical=(
+        Case(
+            "norm",
+            lambda: dpbook.Restricted(stats.norm),
+            (0.5, 3.0),
+            audit={"window": (0.0, 5.0)},
+        ),
+    ),
+    extreme=(
+        Case(
+            "norm(scale=1e-300)",
+            lambda: dpbook.Restricted(stats.norm(scale=1e-300)),
+            (1.0,),
+            sensitivity=1e-300,
+            audit={"window": (0.0, 5.0)},
+            mean=lambda q: q,
+        ),
+    ),
 )
 
 _RESTRICTED_LOGISTIC = Row(
-    "restricted-logistic", dpbook.Restricted, audit="unsupported", sampler_fast=False, closed_form=False,
+    "restricted-logistic",
+    dpbook.Restricted,
+    audit="unsupported",
+    sampler_fast=False,
+    closed_form=False,
     typical=(Case("logistic", lambda: dpbook.Restricted(stats.logistic), (0.5, 3.0)),),
 )
 
 _RESTRICTED_T = Row(
-    "restricted-t", dpbook.Restricted, audit="unsupported", sampler_fast=False, closed_form=False,
+    "restricted-t",
+    dpbook.Restricted,
+    audit="unsupported",
+    sampler_fast=False,
+    closed_form=False,
     typical=(Case("t(df=3)", lambda: dpbook.Restricted(stats.t(df=3)), (0.5, 3.0)),),
 )
 
 _LOG_LAPLACE = Row(
-    "log-laplace", dpbook.LogLaplace, neighbours="log",
+    "log-laplace",
+    dpbook.LogLaplace,
+    neighbours="log",
     typical=(Case("b=0.3", lambda: dpbook.LogLaplace(0.3), (1.0, 5.0), loss=1 / 0.3),),
-    extreme=(Case("b=1e-300", lambda: dpbook.LogLaplace(1e-300), (1.0, 1e300), sensitivity=1e-300, loss=1.0,
-                  mean=lambda q: q, rtol=1e-12),),
+    extreme=(
+        Case(
+            "b=1e-300",
+            lambda: dpbook.LogLaplace(1e-300),
+            (1.0, 1e300),
+            sensitivity=1e-300,
+            loss=1.0,
+            mean=lambda q: q,
+            rtol=1e-12,
+        ),
+    ),
 )
 
 _NORMALIZED = Row(
-    "normalized", dpbook.Normalized,
-    typical=(Case("b=1,2-pieces", lambda: dpbook.Normalized(1.0, [(0.0, 1.0), (2.0, 4.0)]), (1.5, -1.0)),),
+    "normalized",
+    dpbook.Normalized,
+    typical=(
+        Case(
+            "b=1,2-pieces",
+            lambda: dpbook.Normalized(1.0, [(0.0, 1.0), (2.0, 4.0)]),
+            (1.5, -1.0),
+        ),
+    ),
     extreme=(
-        Case("b=1e300,2-pieces", lambda: dpbook.Normalized(1e300, [(0.0, 1.0), (2.0, 4.0)]), (0.5,),
-             mean=lambda q: (0.5 + 2 * 3.0) / 3, ppf=lambda p, q: np.where(np.asarray(p) <= 1 / 3, 3 * np.asarray(p),
-                                                                         1.0 + 3 * np.asarray(p))),
-        Case("b=1,width=1e-300", lambda: dpbook.Normalized(1.0, [(0.0, 1e-300)]), (0.0,), sensitivity=1e-300,
-             mean=lambda q: 5e-301, ppf=_uniform_ppf(0.0, 1e-300), scale_of_x=1e-300, rtol=1e-6),
-        Case("loss-beyond-doubles", lambda: dpbook.Normalized(1e-300, [(0.0, 1.0), (2.0, 1e300)]), (0.5,),
-             sensitivity=1e300, audit_error="exceeds the float range"),
+        Case(
+            "b=1e300,2-pieces",
+            lambda: dpbook.Normalized(1e300, [(0.0, 1.0), (2.0, 4.0)]),
+            (0.5,),
+            mean=lambda q: (0.5 + 2 * 3.0) / 3,
+            ppf=lambda p, q: np.where(
+                np.asarray(p) <= 1 / 3, 3 * np.asarray(p), 1.0 + 3 * np.asarray(p)
+            ),
+        ),
+        Case(
+            "b=1,width=1e-300",
+            lambda: dpbook.Normalized(1.0, [(0.0, 1e-300)]),
+            (0.0,),
+            sensitivity=1e-300,
+            mean=lambda q: 5e-301,
+            ppf=_uniform_ppf(0.0, 1e-300),
+            scale_of_x=1e-300,
+            rtol=1e-6,
+        ),
+        Case(
+            "loss-beyond-doubles",
+            lambda: dpbook.Normalized(1e-300, [(0.0, 1.0), (2.0, 1e300)]),
+            (0.5,),
+            sensitivity=1e300,
+            audit_error="exceeds the float range",
+        ),
     ),
 )
 
 _CROFT = Row(
-    "croft", dpbook.CroftLaplace, audit="certified",
-    typical=(Case("eps=1,delta=1", lambda: dpbook.CroftLaplace(1.0, 1.0), (0.5, 3.0),
-                  audit={"domain": (0.0, 2.0), "window": (0.0, 3.0)}),),
-    extreme=(Case("eps=1e-15", lambda: dpbook.CroftLaplace(1e-15, 1.0), (0.5,), scale_of_x=1e15,
-                  audit={"domain": (0.0, 2.0), "window": (0.0, 3.0)}),),
+    "croft",
+    dpbook.CroftLaplace,
+    audit="certified",
+    typical=(
+        Case(
+            "eps=1,delta=1",
+            lambda: dpbook.CroftLaplace(1.0, 1.0),
+            (0.5, 3.0),
+            audit={"domain": (0.0, 2.0), "window": (0.0, 3.0)},
+        ),
+    ),
+    extreme=(
+        Case(
+            "eps=1e-15",
+            lambda: dpbook.CroftLaplace(1e-15, 1.0),
+            (0.5,),
+            scale_of_x=1e15,
+            audit={"domain": (0.0, 2.0), "window": (0.0, 3.0)},
+        ),
+    ),
 )
 
 _DISCRETE_LAPLACE = Row(
-    "discrete-laplace", dpbook.DiscreteLaplace, integer_valued=True, has_atoms=True, has_density=False,
-    typical=(Case("b=1.5", lambda: dpbook.DiscreteLaplace(1.5), (0, -3, 1000), loss=1 / 1.5),),
+    "discrete-laplace",
+    dpbook.DiscreteLaplace,
+    integer_valued=True,
+    has_atoms=True,
+    has_density=False,
+    typical=(
+        Case("b=1.5", lambda: dpbook.DiscreteLaplace(1.5), (0, -3, 1000), loss=1 / 1.5),
+    ),
     extreme=(
-        Case("b=1e-300", lambda: dpbook.DiscreteLaplace(1e-300), (0, 10**15), mean=lambda q: q),
-        Case("b=1e6", lambda: dpbook.DiscreteLaplace(1e6), (0,), loss=1e-6, mean=lambda q: q, scale_of_x=1e6),
+        Case(
+            "b=1e-300",
+            lambda: dpbook.DiscreteLaplace(1e-300),
+            (0, 10**15),
+            mean=lambda q: q,
+        ),
+        Case(
+            "b=1e6",
+            lambda: dpbook.DiscreteLaplace(1e6),
+            (0,),
+            loss=1e-6,
+            mean=lambda q: q,
+            scale_of_x=1e6,
+        ),
     ),
 )
 
 _DISCRETE_BIT = Row(
-    "discrete-bit", dpbook.DiscreteBIT, integer_valued=True, has_atoms=True, has_density=False,
-    typical=(Case("b=1,[0,5]", lambda: dpbook.DiscreteBIT(1.0, lower=0, upper=5), (0, 2, 5), loss=1.0),),
-    extreme=(Case("b=1e15,[0,10]", lambda: dpbook.DiscreteBIT(1e15, lower=0, upper=10), (5,), mean=lambda q: 5.0),),
+    "discrete-bit",
+    dpbook.DiscreteBIT,
+    integer_valued=True,
+    has_atoms=True,
+    has_density=False,
+    typical=(
+        Case(
+            "b=1,[0,5]",
+            lambda: dpbook.DiscreteBIT(1.0, lower=0, upper=5),
+            (0, 2, 5),
+            loss=1.0,
+        ),
+    ),
+    extreme=(
+        Case(
+            "b=1e15,[0,10]",
+            lambda: dpbook.DiscreteBIT(1e15, lower=0, upper=10),
+            (5,),
+            mean=lambda q: 5.0,
+        ),
+    ),
 )
 
 _DISCRETE_TRUNCATED = Row(
-    "discrete-truncated", dpbook.DiscreteTruncated, integer_valued=True, has_atoms=True, has_density=False,
-    typical=(Case("b=1,[0,5]", lambda: dpbook.DiscreteTruncated(1.0, lower=0, upper=5), (0, 2, 5)),),
-    extreme=(Case("b=1e15,[0,10]", lambda: dpbook.DiscreteTruncated(1e15, lower=0, upper=10), (5, 0),
-                  mean=lambda q: 5.0),),
+    "discrete-truncated",
+    dpbook.DiscreteTruncated,
+    integer_valued=True,
+    has_atoms=True,
+    has_density=False,
+    typical=(
+        Case(
+            "b=1,[0,5]",
+            lambda: dpbook.DiscreteTruncated(1.0, lower=0, upper=5),
+            (0, 2, 5),
+        ),
+    ),
+    extreme=(
+        Case(
+            "b=1e15,[0,10]",
+            lambda: dpbook.DiscreteTruncated(1e15, lower=0, upper=10),
+            (5, 0),
+            mean=lambda q: 5.0,
+        ),
+    ),
 )
 
 _ROUNDED = Row(
     # exact with a clamped base (a discrete description); the base's loss as an upper bound for a Laplace base
-    "rounded", dpbook.Rounded, integer_valued=True, has_atoms=True, has_density=False,
+    "rounded",
+    dpbook.Rounded,
+    integer_valued=True,
+    has_atoms=True,
+    has_density=False,
     typical=(
-        Case("laplace(1)", lambda: dpbook.Rounded(dpbook.Laplace(1.0)), (0, 3), exact=False, loss=1.0),
-        Case("bit(1,[0,5])", lambda: dpbook.Rounded(dpbook.BIT(1.0, lower=0.0, upper=5.0)), (0, 2, 5)),
+        Case(
+            "laplace(1)",
+            lambda: dpbook.Rounded(dpbook.Laplace(1.0)),
+            (0, 3),
+            exact=False,
+            loss=1.0,
+        ),
+        Case(
+            "bit(1,[0,5])",
+            lambda: dpbook.Rounded(dpbook.BIT(1.0, lower=0.0, upper=5.0)),
+            (0, 2, 5),
+        ),
     ),
-    extreme=(Case("laplace(1e-300)", lambda: dpbook.Rounded(dpbook.Laplace(1e-300)), (3, -10**15), exact=False,
-                  mean=lambda q: q),),
+    extreme=(
+        Case(
+            "laplace(1e-300)",
+            lambda: dpbook.Rounded(dpbook.Laplace(1e-300)),
+            (3, -(10**15)),
+            exact=False,
+            mean=lambda q: q,
+        ),
+    ),
 )
 
 _COUNT_POSTPROCESSED = Row(
-    "count-postprocessed", dpbook.CountPostProcessed, has_atoms=True, has_density=False, audit="post-processing",
-    typical=(Case("clamp-at-0", lambda: dpbook.CountPostProcessed(1.0, values=[0.0], shift=0.0), (0, 3)),),
+    # with integer=True the releases are integers too (integer_valued): the intervals invert it over integer q;
+    # with real releases (integer=False) only the law, moments and audit are checked here
+    "count-postprocessed",
+    dpbook.CountPostProcessed,
+    has_atoms=True,
+    has_density=False,
+    audit="post-processing",
+    integer_valued=True,
+    typical=(
+        Case(
+            "clamp-at-0",
+            lambda: dpbook.CountPostProcessed(
+                1.0, values=[0.0], shift=0.0, integer=True
+            ),
+            (0, 3),
+        ),
+        Case(
+            "ramp-values",
+            lambda: dpbook.CountPostProcessed(
+                2.0, values=[0.0, 0.4, 1.7], shift=0.5, integer=True
+            ),
+            (0, 2, 9),
+        ),
+    ),
 )
 
 _FOLDED = Row(
     # a post-processing of q + L_b: the auditor reports Δ/b as an upper bound; the loss is log cosh(w/b) -
     # log cosh((w - Δ)/b) with two finite bounds, Δ/b with one (tests/families/test_folded.py)
-    "folded-laplace", dpbook.FoldedLaplace, audit="post-processing",
+    "folded-laplace",
+    dpbook.FoldedLaplace,
+    audit="post-processing",
     typical=(
-        Case("b=1,[0,1]", lambda: dpbook.FoldedLaplace(1.0, lower=0.0, upper=1.0), (0.3, -0.4, 2.7),
-             loss=math.log(math.cosh(1.0))),
-        Case("b=0.8,[0,inf)", lambda: dpbook.FoldedLaplace(0.8, lower=0.0, upper=np.inf), (0.2, 3.0, -1.0),
-             loss=1 / 0.8),
-        Case("b=1,(-inf,2]", lambda: dpbook.FoldedLaplace(1.0, lower=-np.inf, upper=2.0), (1.0, 5.0), loss=1.0),
+        Case(
+            "b=1,[0,1]",
+            lambda: dpbook.FoldedLaplace(1.0, lower=0.0, upper=1.0),
+            (0.3, -0.4, 2.7),
+            loss=math.log(math.cosh(1.0)),
+        ),
+        Case(
+            "b=0.8,[0,inf)",
+            lambda: dpbook.FoldedLaplace(0.8, lower=0.0, upper=np.inf),
+            (0.2, 3.0, -1.0),
+            loss=1 / 0.8,
+        ),
+        Case(
+            "b=1,(-inf,2]",
+            lambda: dpbook.FoldedLaplace(1.0, lower=-np.inf, upper=2.0),
+            (1.0, 5.0),
+            loss=1.0,
+        ),
     ),
     extreme=(
         # far narrower than its scale: uniform on [lower, upper] to every digit, at any true value
-        Case("b=1e20,[0,1]", lambda: dpbook.FoldedLaplace(1e20, lower=0.0, upper=1.0), (0.0, 0.3, 1.0, 1e300),
-             mean=lambda q: 0.5, ppf=_uniform_ppf(0.0, 1.0)),
-        Case("b=1,width=1e-300", lambda: dpbook.FoldedLaplace(1.0, lower=0.0, upper=1e-300), (0.0, 7.0),
-             sensitivity=1e-300, mean=lambda q: 5e-301, ppf=_uniform_ppf(0.0, 1e-300), scale_of_x=1e-300,
-             rtol=1e-6),
-        Case("b=1e-300,[0,1]", lambda: dpbook.FoldedLaplace(1e-300, lower=0.0, upper=1.0), (0.3, -1e300),
-             loss=1e300, mean=lambda q: 0.3 if q == 0.3 else 0.0, rtol=1e-12),
-        Case("b=1e300,[0,inf)", lambda: dpbook.FoldedLaplace(1e300, lower=0.0, upper=np.inf), (0.0,),
-             sensitivity=1e285, loss=1e-15, mean=lambda q: 1e300, scale_of_x=1e300),
+        Case(
+            "b=1e20,[0,1]",
+            lambda: dpbook.FoldedLaplace(1e20, lower=0.0, upper=1.0),
+            (0.0, 0.3, 1.0, 1e300),
+            mean=lambda q: 0.5,
+            ppf=_uniform_ppf(0.0, 1.0),
+        ),
+        Case(
+            "b=1,width=1e-300",
+            lambda: dpbook.FoldedLaplace(1.0, lower=0.0, upper=1e-300),
+            (0.0, 7.0),
+            sensitivity=1e-300,
+            mean=lambda q: 5e-301,
+            ppf=_uniform_ppf(0.0, 1e-300),
+            scale_of_x=1e-300,
+            rtol=1e-6,
+        ),
+        Case(
+            "b=1e-300,[0,1]",
+            lambda: dpbook.FoldedLaplace(1e-300, lower=0.0, upper=1.0),
+            (0.3, -1e300),
+            loss=1e300,
+            mean=lambda q: 0.3 if q == 0.3 else 0.0,
+            rtol=1e-12,
+        ),
+        Case(
+            "b=1e300,[0,inf)",
+            lambda: dpbook.FoldedLaplace(1e300, lower=0.0, upper=np.inf),
+            (0.0,),
+            sensitivity=1e285,
+            loss=1e-15,
+            mean=lambda q: 1e300,
+            scale_of_x=1e300,
+        ),
     ),
 )
 
-ROWS = (_LAPLACE, _BIT, _TRUNCATED, _RAMP, _POSTPROCESSED, _STEP, _RESTRICTED_NORMAL, _RESTRICTED_LOGISTIC,
-        _RESTRICTED_T, _LOG_LAPLACE, _NORMALIZED, _CROFT, _DISCRETE_LAPLACE, _DISCRETE_BIT, _DISCRETE_TRUNCATED,
-        _ROUNDED, _COUNT_POSTPROCESSED, _FOLDED)
+ROWS = (
+    _LAPLACE,
+    _BIT,
+    _TRUNCATED,
+    _RAMP,
+    _POSTPROCESSED,
+    _STEP,
+    _RESTRICTED_NORMAL,
+    _RESTRICTED_LOGISTIC,
+    _RESTRICTED_T,
+    _LOG_LAPLACE,
+    _NORMALIZED,
+    _CROFT,
+    _DISCRETE_LAPLACE,
+    _DISCRETE_BIT,
+    _DISCRETE_TRUNCATED,
+    _ROUNDED,
+    _COUNT_POSTPROCESSED,
+    _FOLDED,
+)
 
 
 def public_families():
@@ -305,6 +715,10 @@ def public_families():
     out = set()
     for name in dpbook.__all__:
         obj = getattr(dpbook, name)
-        if isinstance(obj, type) and issubclass(obj, dpbook.Mechanism) and obj is not dpbook.Mechanism:
+        if (
+            isinstance(obj, type)
+            and issubclass(obj, dpbook.Mechanism)
+            and obj is not dpbook.Mechanism
+        ):
             out.add(obj)
     return out

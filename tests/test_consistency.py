@@ -27,7 +27,6 @@ def random_correlation(rng, p):
     return C / np.outer(d, d)
 
 
-
 # --- nearest PSD / correlation ----------------------------------------------------------------
 
 
@@ -49,7 +48,9 @@ def test_nearest_psd_is_the_projection(seed, p):
 
 def test_higham_published_example():
     # Higham (2002), §4: the nearest correlation matrix to tridiag(-1, 2, -1), W = I
-    A = np.array([[2, -1, 0, 0], [-1, 2, -1, 0], [0, -1, 2, -1], [0, 0, -1, 2]], dtype=float)
+    A = np.array(
+        [[2, -1, 0, 0], [-1, 2, -1, 0], [0, -1, 2, -1], [0, 0, -1, 2]], dtype=float
+    )
     published = np.array(
         [
             [1.0000, -0.8084, 0.1916, 0.1068],
@@ -106,7 +107,6 @@ def test_nearest_correlation_bad_input():
         nearest_correlation(np.eye(2), max_iter=0)
 
 
-
 # --- the universal-histogram tree ---------------------------------------------------------------
 
 
@@ -118,13 +118,16 @@ def design(k, h):
         width = k ** (h - 1 - d)
         for j in range(k**d):
             r = np.zeros(leaves)
-            r[j * width:(j + 1) * width] = 1
+            r[j * width : (j + 1) * width] = 1
             rows.append(r)
     return np.array(rows)
 
 
 @SETTINGS
-@given(st.integers(0, 10**6), st.sampled_from([(2, 2), (2, 3), (2, 4), (3, 2), (3, 3), (4, 3)]))
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from([(2, 2), (2, 3), (2, 4), (3, 2), (3, 3), (4, 3)]),
+)
 def test_consistent_tree_is_least_squares(seed, kh):
     k, h = kh
     rng = np.random.default_rng(seed)
@@ -139,7 +142,11 @@ def test_consistent_tree_is_least_squares(seed, kh):
 
 
 @SETTINGS
-@given(st.integers(0, 10**6), st.sampled_from([(2, 2), (2, 3), (2, 4), (3, 3)]), st.floats(-3, 3))
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from([(2, 2), (2, 3), (2, 4), (3, 3)]),
+    st.floats(-3, 3),
+)
 def test_consistent_tree_with_known_root_is_constrained_least_squares(seed, kh, root):
     k, h = kh
     rng = np.random.default_rng(seed)
@@ -190,9 +197,15 @@ def test_nonnegative_tree_footnote():
     assert np.allclose(out[1], [1.0, 0.0])
     assert np.allclose(out[2], [0.7 / 1.2, 0.5 / 1.2, 0.0, 0.0])
     # a group under a positive parent with all members <= 0 is split equally
-    out = nonnegative_tree([np.array([1.0]), np.array([1.0, 0.0]), np.array([-0.1, 1.1, 0.1, -0.1])], branching=2)
+    out = nonnegative_tree(
+        [np.array([1.0]), np.array([1.0, 0.0]), np.array([-0.1, 1.1, 0.1, -0.1])],
+        branching=2,
+    )
     assert np.allclose(out[2], [0.0, 1.0, 0.0, 0.0])
-    out = nonnegative_tree([np.array([1.0]), np.array([1.2, -0.2]), np.array([-0.1, -0.1, 0.1, -0.3])], branching=2)
+    out = nonnegative_tree(
+        [np.array([1.0]), np.array([1.2, -0.2]), np.array([-0.1, -0.1, 0.1, -0.3])],
+        branching=2,
+    )
     assert np.allclose(out[2], [0.5, 0.5, 0.0, 0.0])
 
 
@@ -203,12 +216,15 @@ def test_nonnegative_tree_keeps_nonnegative_trees_and_is_consistent(seed):
     true = tree_levels(rng.dirichlet(np.ones(8)), branching=2)
     for a, b in zip(nonnegative_tree(true, branching=2), true):
         assert np.allclose(a, b)
-    noisy = consistent_tree([true[0]] + [lv + rng.normal(scale=0.3, size=lv.shape) for lv in true[1:]], branching=2, root=1.0)
+    noisy = consistent_tree(
+        [true[0]] + [lv + rng.normal(scale=0.3, size=lv.shape) for lv in true[1:]],
+        branching=2,
+        root=1.0,
+    )
     out = nonnegative_tree(noisy, branching=2)
     assert all((lv >= 0).all() for lv in out)
     for d in range(len(out) - 1):
         assert np.allclose(out[d], out[d + 1].reshape(-1, 2).sum(-1))
-
 
 
 def test_consistent_tree_covariance_closed_forms_and_simulation():
@@ -222,7 +238,9 @@ def test_consistent_tree_covariance_closed_forms_and_simulation():
     assert (np.diag(U) < 1).all()
     rng = np.random.default_rng(8)
     reps, b = 100_000, 0.7
-    levels = [np.zeros((reps, 1))] + [rng.laplace(0, b, size=(reps, 2**d)) for d in (1, 2)]
+    levels = [np.zeros((reps, 1))] + [
+        rng.laplace(0, b, size=(reps, 2**d)) for d in (1, 2)
+    ]
     out = np.concatenate(consistent_tree(levels, branching=2, root=0.0), axis=-1)
     emp = np.cov(out[:, 1:], rowvar=False)
     se = np.sqrt((np.mean(out[:, 1:] ** 4, 0) - np.var(out[:, 1:], 0) ** 2) / reps)

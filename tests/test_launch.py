@@ -34,15 +34,21 @@ INSTALL_CELL = (
     '    %pip install --quiet "dpbook[book] @ git+https://github.com/dpbook/dpbook"'
 )
 #: strings of the install cell that must not appear in a built page
-INSTALL_MARKERS = ("find_spec", "git+https://github.com/dpbook/dpbook", "install the book&#39;s library",
-                   "install the book's library")
+INSTALL_MARKERS = (
+    "find_spec",
+    "git+https://github.com/dpbook/dpbook",
+    "install the book&#39;s library",
+    "install the book's library",
+)
 #: the repository's own packages (installed on Binder by binder/postBuild)
 OWN_PACKAGES = {"dpbook", "dpbook_book"}
 #: what Binder's base image (repo2docker) provides: Jupyter and the IPython kernel
 BINDER_BASE = {"ipython", "ipykernel", "jupyterlab", "notebook", "jupyter-server"}
 #: the book's build and test toolchain: none of it belongs in the Binder environment
-TOOLCHAIN = re.compile(r"^(jupyter-book|sphinx.*|myst-.*|jupyterlite.*|jupyterlab-myst|selenium|pytest.*|"
-                       r"nbval|hypothesis|jupyter-cache|pydata-sphinx-theme|docutils)$")
+TOOLCHAIN = re.compile(
+    r"^(jupyter-book|sphinx.*|myst-.*|jupyterlite.*|jupyterlab-myst|selenium|pytest.*|"
+    r"nbval|hypothesis|jupyter-cache|pydata-sphinx-theme|docutils)$"
+)
 
 NOTEBOOKS = sorted(BOOK.rglob("*.ipynb"))
 
@@ -80,8 +86,12 @@ def _code_cells(nb_path):
 def _imports(source):
     """Top-level module names imported by Python ``source`` (IPython magics and shell lines dropped)."""
     # a magic or shell line becomes `pass` (it may be the body of an `if`)
-    source = "\n".join(line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!"))
-                       else line for line in source.splitlines())
+    source = "\n".join(
+        line[: len(line) - len(line.lstrip())] + "pass"
+        if line.lstrip().startswith(("%", "!"))
+        else line
+        for line in source.splitlines()
+    )
     names = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -91,7 +101,9 @@ def _imports(source):
     return names
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.relative_to(BOOK).as_posix() for p in NOTEBOOKS])
+@pytest.mark.parametrize(
+    "notebook", NOTEBOOKS, ids=[p.relative_to(BOOK).as_posix() for p in NOTEBOOKS]
+)
 def test_chapter_starts_with_the_guarded_install_cell(notebook):
     cells = _code_cells(notebook)
     assert cells, f"{notebook.name} has no code cell"
@@ -99,9 +111,12 @@ def test_chapter_starts_with_the_guarded_install_cell(notebook):
     source = "".join(first["source"]).rstrip("\n")
     assert source == INSTALL_CELL, (
         f"{notebook.relative_to(ROOT)}: the first code cell must be exactly\n{INSTALL_CELL}\n"
-        f"--- it is:\n{source}")
+        f"--- it is:\n{source}"
+    )
     tags = first.get("metadata", {}).get("tags", [])
-    assert "remove-cell" in tags, f"{notebook.relative_to(ROOT)}: the install cell is not tagged remove-cell: {tags}"
+    assert "remove-cell" in tags, (
+        f"{notebook.relative_to(ROOT)}: the install cell is not tagged remove-cell: {tags}"
+    )
 
 
 def test_install_cell_is_not_on_the_site():
@@ -111,8 +126,12 @@ def test_install_cell_is_not_on_the_site():
         pytest.skip(f"no built site at {SITE}")
     pages = [p for p in (SITE / "book").rglob("*.html")]
     assert pages, f"no chapter pages in {SITE / 'book'}"
-    shown = {p.relative_to(SITE).as_posix(): [m for m in INSTALL_MARKERS if m in p.read_text(encoding="utf-8")]
-             for p in pages}
+    shown = {
+        p.relative_to(SITE).as_posix(): [
+            m for m in INSTALL_MARKERS if m in p.read_text(encoding="utf-8")
+        ]
+        for p in pages
+    }
     shown = {page: markers for page, markers in shown.items() if markers}
     assert not shown, f"the install cell shows on the site: {shown}"
 
@@ -121,16 +140,29 @@ def test_binder_environment_is_light_and_pinned_like_the_repository():
     binder = _pins(BINDER / "requirements.txt")
     repo = _pins(ROOT / "requirements.txt")
     toolchain = sorted(name for name in binder if TOOLCHAIN.match(name))
-    assert not toolchain, f"binder/requirements.txt holds build toolchain packages: {toolchain}"
-    differ = {name: (version, repo.get(name)) for name, version in binder.items() if repo.get(name) != version}
-    assert not differ, (f"binder/requirements.txt pins differ from requirements.txt and its constraints "
-                        f"(binder, repo): {differ}")
+    assert not toolchain, (
+        f"binder/requirements.txt holds build toolchain packages: {toolchain}"
+    )
+    differ = {
+        name: (version, repo.get(name))
+        for name, version in binder.items()
+        if repo.get(name) != version
+    }
+    assert not differ, (
+        f"binder/requirements.txt pins differ from requirements.txt and its constraints "
+        f"(binder, repo): {differ}"
+    )
     runtime = (BINDER / "runtime.txt").read_text().strip()
-    assert re.fullmatch(r"python-3\.1[1-9]", runtime), f"binder/runtime.txt: {runtime!r}"
+    assert re.fullmatch(r"python-3\.1[1-9]", runtime), (
+        f"binder/runtime.txt: {runtime!r}"
+    )
     post = (BINDER / "postBuild").read_text()
-    assert re.search(r"pip install [^\n]*--no-deps[^\n]* \.\s*$", post, re.M), \
+    assert re.search(r"pip install [^\n]*--no-deps[^\n]* \.\s*$", post, re.M), (
         "binder/postBuild does not install the repository (`pip install --no-deps .`)"
-    assert os.access(BINDER / "postBuild", os.X_OK), "binder/postBuild is not executable"
+    )
+    assert os.access(BINDER / "postBuild", os.X_OK), (
+        "binder/postBuild is not executable"
+    )
 
 
 def test_binder_environment_covers_every_import():
@@ -162,12 +194,18 @@ def test_binder_environment_covers_every_import():
                 todo.append(name)
     missing = {}
     for name, where in sorted(imported.items()):
-        if name in sys.stdlib_module_names or name in OWN_PACKAGES or name == "__future__":
+        if (
+            name in sys.stdlib_module_names
+            or name in OWN_PACKAGES
+            or name == "__future__"
+        ):
             continue
         dists = {_norm(d) for d in distributions.get(name, [name])}
         if not dists & installed:
             missing[name] = (sorted(dists), where)
-    assert not missing, f"imported but not installed on Binder (module: distributions, first importer): {missing}"
+    assert not missing, (
+        f"imported but not installed on Binder (module: distributions, first importer): {missing}"
+    )
 
 
 def test_binder_installs_what_dpbook_declares():
@@ -180,7 +218,9 @@ def test_binder_installs_what_dpbook_declares():
         declared += project.get("optional-dependencies", {}).get(extra, [])
     binder = set(_pins(BINDER / "requirements.txt")) | BINDER_BASE
     names = {_norm(re.match(r"[A-Za-z0-9._-]+", d).group(0)) for d in declared}
-    assert names <= binder, f"dpbook declares {sorted(names - binder)}, missing from binder/requirements.txt"
+    assert names <= binder, (
+        f"dpbook declares {sorted(names - binder)}, missing from binder/requirements.txt"
+    )
 
 
 # --- the JupyterLite copies: made by the site extension, which never imports the book's packages ----------
@@ -192,15 +232,21 @@ def book_imports(source: str) -> list[str]:
     """The imports of ``dpbook`` or ``dpbook_book`` (or their modules) in a module's ``source``."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom) and node.level == 0
+            else []
+        )
         found.extend(n for n in names if n.split(".")[0] in OWN_PACKAGES)
     return found
 
 
 def test_book_import_check_flags_an_import():
-    assert book_imports("import os\nfrom dpbook_book.widgets import X\nimport dpbook.mechanism\n") == \
-        ["dpbook_book.widgets", "dpbook.mechanism"]
+    assert book_imports(
+        "import os\nfrom dpbook_book.widgets import X\nimport dpbook.mechanism\n"
+    ) == ["dpbook_book.widgets", "dpbook.mechanism"]
     assert book_imports("from .lite import LITE_DIR\nimport sphinx\n") == []
 
 
@@ -209,7 +255,9 @@ def test_site_extension_imports_no_book_package():
     modules = sorted(EXT.glob("*.py"))
     assert modules, f"no site extension package at {EXT}"
     found = {p.name: book_imports(p.read_text(encoding="utf-8")) for p in modules}
-    assert not any(found.values()), f"the site extension imports the book's packages: {found}"
+    assert not any(found.values()), (
+        f"the site extension imports the book's packages: {found}"
+    )
 
 
 def test_lite_copies_mark_the_solutions_the_checker_reads():
@@ -226,6 +274,8 @@ def test_lite_copies_mark_the_solutions_the_checker_reads():
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] == "markdown":
                 text = "".join(cell["source"])
-                assert dpbook_site.solution_boundaries(text) == solution_events(text), path.name
+                assert dpbook_site.solution_boundaries(text) == solution_events(text), (
+                    path.name
+                )
                 n += len(solution_events(text))
     assert n > 0, "no solution in the book"

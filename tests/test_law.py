@@ -31,10 +31,22 @@ CASES = [
     ("bit-half-line", dpbook.BIT(0.8, lower=0.0), (0.3,)),
     ("truncated", dpbook.Truncated(1.0, lower=0.0, upper=2.0), (0.5, 2.5)),
     ("truncated-half-line", dpbook.Truncated(0.7, lower=0.0), (0.2,)),
-    ("translated-ramp", dpbook.TranslatedRamp(1.0, dpbook.optimal_ramp_shift(1.0)), (0.0, 1.5)),
-    ("step", dpbook.StepPostProcessed(1.0, edges=[0.0, 1.0], values=[0.0, 0.5], shift=0.5), (0.3, 2.0)),
+    (
+        "translated-ramp",
+        dpbook.TranslatedRamp(1.0, dpbook.optimal_ramp_shift(1.0)),
+        (0.0, 1.5),
+    ),
+    (
+        "step",
+        dpbook.StepPostProcessed(1.0, edges=[0.0, 1.0], values=[0.0, 0.5], shift=0.5),
+        (0.3, 2.0),
+    ),
     ("optimal-postprocessing", dpbook.optimal_postprocessing(1.0), (0.5,)),
-    ("postprocessed-ramp", dpbook.PostProcessed(1.0, ramp, breakpoints=[0.0], tail=(0.0, 0.0)), (0.5,)),
+    (
+        "postprocessed-ramp",
+        dpbook.PostProcessed(1.0, ramp, breakpoints=[0.0], tail=(0.0, 0.0)),
+        (0.5,),
+    ),
     ("restricted-normal", dpbook.Restricted(stats.norm), (0.5,)),
     ("restricted-laplace", dpbook.Restricted(stats.laplace(scale=1.0)), (0.2,)),
     ("log-laplace", dpbook.LogLaplace(0.3), (1.0, 5.0)),
@@ -61,33 +73,54 @@ def spread(law):
 
 
 def at_atom(law, x):
-    locs = np.array([a for a, m in law.atoms() if m > 0]) if has_density(law) else np.array([0.0])
+    locs = (
+        np.array([a for a, m in law.atoms() if m > 0])
+        if has_density(law)
+        else np.array([0.0])
+    )
     return np.isin(x, locs)
 
 
 # --- the generic checks ----------------------------------------------------------------------------
+
 
 def check_quantiles(law):
     """ppf is the generalized inverse of cdf, isf of sf; ppf(cdf(x)) = x where the law has density."""
     x = np.asarray(law.ppf(P))
     F, F_below = np.asarray(law.cdf(x)), np.asarray(law.cdf(np.nextafter(x, -np.inf)))
     tol = 1e-9 * np.minimum(P, 1 - P) + 1e-15
-    assert np.all(F >= P - tol), (P, F)                     # cdf(ppf(p)) >= p ...
-    assert np.all(F_below <= P + tol), (P, F_below)         # ... and ppf(p) is the first such x
+    assert np.all(F >= P - tol), (P, F)  # cdf(ppf(p)) >= p ...
+    assert np.all(F_below <= P + tol), (
+        P,
+        F_below,
+    )  # ... and ppf(p) is the first such x
     atom = at_atom(law, x)
     assert np.allclose(F[~atom], P[~atom], rtol=1e-9, atol=1e-15)
     y = np.asarray(law.isf(SMALL))
     S, S_below = np.asarray(law.sf(y)), np.asarray(law.sf(np.nextafter(y, -np.inf)))
     tol = 1e-9 * SMALL + 1e-15
-    assert np.all(S <= SMALL + tol) and np.all(S_below >= SMALL - tol), (SMALL, S, S_below)
+    assert np.all(S <= SMALL + tol) and np.all(S_below >= SMALL - tol), (
+        SMALL,
+        S,
+        S_below,
+    )
     atom = at_atom(law, y)
     assert np.allclose(S[~atom], SMALL[~atom], rtol=1e-9, atol=1e-15)
-    mid = SMALL > 1e-4                                       # isf(p) = ppf(1 - p) where 1 - p is exact enough
-    assert np.allclose(y[mid], law.ppf(1 - SMALL[mid]), rtol=1e-9, atol=1e-9 * spread(law))
+    mid = SMALL > 1e-4  # isf(p) = ppf(1 - p) where 1 - p is exact enough
+    assert np.allclose(
+        y[mid], law.ppf(1 - SMALL[mid]), rtol=1e-9, atol=1e-9 * spread(law)
+    )
     inner = x[~at_atom(law, x) & (P > 1e-3) & (P < 1 - 1e-3)]
-    assert np.allclose(law.ppf(law.cdf(inner)), inner, rtol=1e-8, atol=1e-8 * spread(law))
+    assert np.allclose(
+        law.ppf(law.cdf(inner)), inner, rtol=1e-8, atol=1e-8 * spread(law)
+    )
     a, b = law.support()
-    assert law.ppf(0.0) == a and law.ppf(1.0) == b and law.isf(0.0) == b and law.isf(1.0) == a
+    assert (
+        law.ppf(0.0) == a
+        and law.ppf(1.0) == b
+        and law.isf(0.0) == b
+        and law.isf(1.0) == a
+    )
     with pytest.raises(ValueError, match="p"):
         law.ppf(1.5)
 
@@ -95,14 +128,18 @@ def check_quantiles(law):
 def check_tails(law):
     """cdf + sf = 1, log versions, monotone cdf, limits at the support's ends."""
     a, b = law.support()
-    x = np.concatenate([law.ppf(np.linspace(0.001, 0.999, 41)), law.isf(np.array([1e-8, 1e-12]))])
+    x = np.concatenate(
+        [law.ppf(np.linspace(0.001, 0.999, 41)), law.isf(np.array([1e-8, 1e-12]))]
+    )
     F, S = np.asarray(law.cdf(x)), np.asarray(law.sf(x))
     assert np.allclose(F + S, 1.0, rtol=0, atol=1e-13)
     assert np.all(np.diff(law.cdf(np.sort(x))) >= -1e-15)
     with np.errstate(divide="ignore"):
         assert np.allclose(law.logcdf(x), np.log(F), rtol=1e-10, atol=1e-13)
         assert np.allclose(law.logsf(x), np.log(S), rtol=1e-10, atol=1e-13)
-    assert abs(law.cdf(b) - 1.0) <= 2.3e-16 and abs(law.sf(b)) <= 2.3e-16  # PostProcessed sums to 1 - 1 ulp
+    assert (
+        abs(law.cdf(b) - 1.0) <= 2.3e-16 and abs(law.sf(b)) <= 2.3e-16
+    )  # PostProcessed sums to 1 - 1 ulp
     assert law.cdf(_below(a)) == 0.0 and law.sf(_below(a)) == 1.0
 
 
@@ -112,7 +149,9 @@ def check_density(law):
     atoms = [(t, m) for t, m in law.atoms() if m > 0]
     for t, m in atoms:
         assert math.isclose(law.pmf(t), m, rel_tol=1e-14)
-        assert math.isclose(law.cdf(t) - law.cdf(_below(t)), m, rel_tol=1e-9, abs_tol=1e-15)
+        assert math.isclose(
+            law.cdf(t) - law.cdf(_below(t)), m, rel_tol=1e-9, abs_tol=1e-15
+        )
     x = np.asarray(law.ppf(np.array([0.13, 0.37, 0.61, 0.83])))
     x = x[~at_atom(law, x)]
     assert np.all(law.pmf(x) == 0.0)
@@ -121,12 +160,26 @@ def check_density(law):
     assert np.allclose(deriv, law.pdf(x), rtol=1e-5), (x, deriv, law.pdf(x))
     with np.errstate(divide="ignore"):
         assert np.allclose(law.logpdf(x), np.log(law.pdf(x)), rtol=1e-12)
-    cuts = np.unique([a, b, *law.mechanism._kinks(law.q), *(t for t, _ in atoms),
-                      *(law.median() + spread(law) * np.array([-64.0, -8.0, -1.0, 1.0, 8.0, 64.0]))])
+    cuts = np.unique(
+        [
+            a,
+            b,
+            *law.mechanism._kinks(law.q),
+            *(t for t, _ in atoms),
+            *(
+                law.median()
+                + spread(law) * np.array([-64.0, -8.0, -1.0, 1.0, 8.0, 64.0])
+            ),
+        ]
+    )
     cuts = cuts[(cuts >= a) & (cuts <= b)]
-    mass = sum(integrate.quad(lambda t: float(law.pdf(t)), lo, hi, limit=200, epsabs=1e-14)[0]
-               for lo, hi in zip(cuts[:-1], cuts[1:]))
-    assert math.isclose(mass, 1.0 - sum(m for _, m in atoms), rel_tol=1e-9, abs_tol=1e-12)
+    mass = sum(
+        integrate.quad(lambda t: float(law.pdf(t)), lo, hi, limit=200, epsabs=1e-14)[0]
+        for lo, hi in zip(cuts[:-1], cuts[1:])
+    )
+    assert math.isclose(
+        mass, 1.0 - sum(m for _, m in atoms), rel_tol=1e-9, abs_tol=1e-12
+    )
     assert law.pdf(_below(a)) == 0.0 if np.isfinite(a) else True
 
 
@@ -135,15 +188,26 @@ def check_moments(law):
     m, v = law.mean(), law.var()
     s = spread(law)
     assert math.isclose(law.expect(), m, rel_tol=1e-8, abs_tol=1e-10 * s)
-    assert math.isclose(law.expect(lambda x: (x - m) ** 2), v, rel_tol=1e-7, abs_tol=1e-10 * s * s)
+    assert math.isclose(
+        law.expect(lambda x: (x - m) ** 2), v, rel_tol=1e-7, abs_tol=1e-10 * s * s
+    )
     assert math.isclose(law.expect(lambda x: np.ones_like(x)), 1.0, rel_tol=1e-9)
     assert law.std() == math.sqrt(v)
     assert law.median() == law.ppf(0.5)
     lo, hi = law.interval(0.9)
     assert (lo, hi) == (law.ppf((1 - 0.9) / 2), law.isf((1 - 0.9) / 2))
     t = law.median()
-    assert math.isclose(law.expect(lambda x: np.ones_like(x), ub=t), law.cdf(t), rel_tol=1e-8, abs_tol=1e-12)
-    assert math.isclose(law.expect(lambda x: np.ones_like(x), lb=t, ub=np.inf, conditional=True), 1.0, rel_tol=1e-8)
+    assert math.isclose(
+        law.expect(lambda x: np.ones_like(x), ub=t),
+        law.cdf(t),
+        rel_tol=1e-8,
+        abs_tol=1e-12,
+    )
+    assert math.isclose(
+        law.expect(lambda x: np.ones_like(x), lb=t, ub=np.inf, conditional=True),
+        1.0,
+        rel_tol=1e-8,
+    )
 
 
 def check_samples(law, n=20_000, seed=7):
@@ -154,8 +218,12 @@ def check_samples(law, n=20_000, seed=7):
     assert np.array_equal(x, law.rvs(n, random_state=np.random.default_rng(seed)))
     assert np.array_equal(x, law.mechanism.sample(law.q, n, rng=seed))
     assert isinstance(law.rvs(random_state=1), float)
-    t = np.concatenate([law.ppf(np.array([0.05, 0.2, 0.4, 0.6, 0.8, 0.95])), [u for u, _ in law.atoms()]
-                        if has_density(law) else []])
+    t = np.concatenate(
+        [
+            law.ppf(np.array([0.05, 0.2, 0.4, 0.6, 0.8, 0.95])),
+            [u for u, _ in law.atoms()] if has_density(law) else [],
+        ]
+    )
     F = np.asarray(law.cdf(t))
     emp = np.mean(x[:, None] <= t[None, :], axis=0)
     assert np.all(np.abs(emp - F) <= 5 * np.sqrt(F * (1 - F) / n) + 1 / n), (t, emp, F)
@@ -197,7 +265,9 @@ def test_postprocessed_says_it_has_no_density():
     for method in (law.pdf, law.logpdf, law.pmf):
         with pytest.raises(NotImplementedError):
             method(0.0)
-    assert law.ppf(0.2) == 0.0  # the ramp's atom at 0 holds P(Y <= 0) = 0.3033 (numerical ppf)
+    assert (
+        law.ppf(0.2) == 0.0
+    )  # the ramp's atom at 0 holds P(Y <= 0) = 0.3033 (numerical ppf)
 
 
 def test_at_needs_one_valid_true_value():
@@ -232,11 +302,17 @@ def test_laplace_is_scipy_laplace(q, b):
     same(law.ppf(Q), ref.ppf(Q))
     same(law.isf(Q), ref.isf(Q))
     assert law.support() == ref.support()
-    same([law.mean(), law.var(), law.std(), law.median()], [ref.mean(), ref.var(), ref.std(), ref.median()])
+    same(
+        [law.mean(), law.var(), law.std(), law.median()],
+        [ref.mean(), ref.var(), ref.std(), ref.median()],
+    )
     same(law.interval(0.8), ref.interval(0.8))
     same(law.expect(lambda x: x**2), ref.expect(lambda x: x**2), rtol=1e-9)
-    same(law.expect(lambda x: np.exp(-x * x), lb=q, ub=q + b, conditional=True),
-         ref.expect(lambda x: np.exp(-x * x), lb=q, ub=q + b, conditional=True), rtol=1e-9)
+    same(
+        law.expect(lambda x: np.exp(-x * x), lb=q, ub=q + b, conditional=True),
+        ref.expect(lambda x: np.exp(-x * x), lb=q, ub=q + b, conditional=True),
+        rtol=1e-9,
+    )
 
 
 @pytest.mark.parametrize("q, b", [(1.0, 0.3), (5.0, 0.45), (0.02, 0.8)])
@@ -270,7 +346,10 @@ def exact_truncated_cdf(x, q, b, lo, hi):
     return np.array([float((F(t) - F(lo)) / (F(hi) - F(lo))) for t in x])
 
 
-@pytest.mark.parametrize("q, b, lo, hi", [(0.5, 1.0, 0.0, 2.0), (3.0, 0.7, -1.0, 1.5), (0.2, 2.0, 0.0, np.inf)])
+@pytest.mark.parametrize(
+    "q, b, lo, hi",
+    [(0.5, 1.0, 0.0, 2.0), (3.0, 0.7, -1.0, 1.5), (0.2, 2.0, 0.0, np.inf)],
+)
 def test_truncation_is_scipy_truncate(q, b, lo, hi):
     """Truncation is ``scipy.stats.truncate`` of the Laplace law (scipy's new distribution infrastructure).
 
@@ -316,11 +395,14 @@ def test_clamping_is_scipy_laplace_with_its_tails_on_the_bounds(q):
     same(law.cdf(x), ref.cdf(x))
     p = np.array([0.05, 0.5, 0.95])
     same(law.ppf(p), np.clip(ref.ppf(p), lo, hi))
-    ramp_law = dpbook.TranslatedRamp(b, 0.3).at(q)  # max(q + L - α, 0) = clamping at 0 of (q - α) + L
+    ramp_law = dpbook.TranslatedRamp(b, 0.3).at(
+        q
+    )  # max(q + L - α, 0) = clamping at 0 of (q - α) + L
     same(ramp_law.cdf(x), dpbook.BIT(b, lower=0.0).at(q - 0.3).cdf(x))
 
 
 # --- the numerical inversion -----------------------------------------------------------------------
+
 
 def test_invert_cdf_is_exact_to_the_last_bit():
     """Bisection over the ordered doubles returns the first double where the predicate holds."""
@@ -329,7 +411,9 @@ def test_invert_cdf_is_exact_to_the_last_bit():
     assert np.array_equal(x, target + 0.0)
     p = np.array([0.1, 0.5, 0.9])
     x = _invert_cdf(lambda x, t: stats.norm.cdf(x) >= t, p, -np.inf, np.inf)
-    assert np.all(stats.norm.cdf(x) >= p) and np.all(stats.norm.cdf(np.nextafter(x, -np.inf)) < p)
+    assert np.all(stats.norm.cdf(x) >= p) and np.all(
+        stats.norm.cdf(np.nextafter(x, -np.inf)) < p
+    )
 
 
 def test_generic_ppf_lands_on_atoms():
@@ -342,6 +426,7 @@ def test_generic_ppf_lands_on_atoms():
 
 
 # --- the checks fail on broken laws ---------------------------------------------------------------
+
 
 class PerturbedCdf(dpbook.BIT):
     """BIT with its cdf off by at most 2.5e-7: a bug of the size a wrong constant in a tail term makes."""
@@ -389,6 +474,7 @@ def test_the_checks_pass_on_the_unbroken_parents():
 
 # --- one public API ------------------------------------------------------------------------------
 
+
 def test_public_api_is_explicit_and_documented():
     """``dpbook.__all__`` is explicit, every name in it exists, and the API reference documents each one."""
     import pathlib
@@ -396,18 +482,39 @@ def test_public_api_is_explicit_and_documented():
 
     names = dpbook.__all__
     assert len(names) == len(set(names)) and all(hasattr(dpbook, n) for n in names)
-    for old in ("bit_bias", "bit_point_masses", "truncated_cdf", "truncated_ppf", "normalized_ppf", "step_bias"):
+    for old in (
+        "bit_bias",
+        "bit_point_masses",
+        "truncated_cdf",
+        "truncated_ppf",
+        "normalized_ppf",
+        "step_bias",
+    ):
         assert not hasattr(dpbook, old), old
     assert not hasattr(dpbook.BIT, "point_masses")
-    page = (pathlib.Path(__file__).parent.parent / "book" / "api.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^\.\. auto(?:class|function|data):: (\w+)", page, flags=re.M))
+    page = (pathlib.Path(__file__).parent.parent / "book" / "api.md").read_text(
+        encoding="utf-8"
+    )
+    documented = set(
+        re.findall(r"^\.\. auto(?:class|function|data):: (\w+)", page, flags=re.M)
+    )
     assert documented == set(names), (set(names) - documented, documented - set(names))
     init = (pathlib.Path(dpbook.__file__)).read_text(encoding="utf-8")
     assert "import *" not in init
 
 
-@pytest.mark.parametrize("rng", [None, 0, 42, np.int64(7), np.random.default_rng(1), np.random.SeedSequence(3),
-                                 np.random.PCG64(5)])
+@pytest.mark.parametrize(
+    "rng",
+    [
+        None,
+        0,
+        42,
+        np.int64(7),
+        np.random.default_rng(1),
+        np.random.SeedSequence(3),
+        np.random.PCG64(5),
+    ],
+)
 def test_rng_accepts_what_spec_7_allows(rng):
     x = dpbook.BIT(1.0, lower=0.0, upper=1.0).sample(0.5, 3, rng=rng)
     assert x.shape == (3,)
@@ -416,7 +523,9 @@ def test_rng_accepts_what_spec_7_allows(rng):
 def test_int_seeds_reproduce_and_bad_rngs_are_refused():
     mech = dpbook.Truncated(1.0, lower=0.0, upper=1.0)
     assert np.array_equal(mech.sample(0.5, 5, rng=42), mech.sample(0.5, 5, rng=42))
-    assert np.array_equal(mech.sample(0.5, 5, rng=42), mech.sample(0.5, 5, rng=np.random.default_rng(42)))
+    assert np.array_equal(
+        mech.sample(0.5, 5, rng=42), mech.sample(0.5, 5, rng=np.random.default_rng(42))
+    )
     for bad in (-1, 0.5, True, "1", np.random.RandomState(0)):
         with pytest.raises(ValueError, match="rng"):
             mech.sample(0.5, 5, rng=bad)
@@ -424,8 +533,13 @@ def test_int_seeds_reproduce_and_bad_rngs_are_refused():
 
 def test_optional_parameters_are_keyword_only():
     # positional calls spelled with *args, which the notebook migration script leaves alone
-    for make, args in ((dpbook.BIT, (1.0, 0.0, 1.0)), (dpbook.Truncated, (1.0, 0.0)),
-                       (dpbook.CroftLaplace, (1.0, 1.0, 0.0)), (dpbook.Laplace(1.0).sample, (0.0, 3, 42)),
-                       (dpbook.tree_levels, ([0.5, 0.5], 2)), (dpbook.consistent_tree, ([[1.0], [0.5, 0.5]], 2))):
+    for make, args in (
+        (dpbook.BIT, (1.0, 0.0, 1.0)),
+        (dpbook.Truncated, (1.0, 0.0)),
+        (dpbook.CroftLaplace, (1.0, 1.0, 0.0)),
+        (dpbook.Laplace(1.0).sample, (0.0, 3, 42)),
+        (dpbook.tree_levels, ([0.5, 0.5], 2)),
+        (dpbook.consistent_tree, ([[1.0], [0.5, 0.5]], 2)),
+    ):
         with pytest.raises(TypeError):
             make(*args)

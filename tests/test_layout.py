@@ -56,7 +56,10 @@ def import_graph():
 
 def _cycles(graph):
     # a package's __init__ importing its own submodules is how packages work, not a cycle
-    edges = {m: {d for d in ds if not m == d.rpartition(".")[0] or False} for m, ds in graph.items()}
+    edges = {
+        m: {d for d in ds if not m == d.rpartition(".")[0] or False}
+        for m, ds in graph.items()
+    }
     for m, ds in edges.items():
         ds.discard(m)
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -92,11 +95,18 @@ def test_the_core_imports_only_numpy_scipy_and_the_standard_library():
     allowed = set(sys.stdlib_module_names) | {"dpbook", "numpy", "scipy"}
     bad = {}
     for path in sorted((ROOT / "dpbook").rglob("*.py")):
-        if "interop" in path.parts:  # the optional adapters import their peer lazily (test below)
+        if (
+            "interop" in path.parts
+        ):  # the optional adapters import their peer lazily (test below)
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else []
+            )
             for name in names:
                 if name.split(".")[0] not in allowed:
                     bad.setdefault(path.name, []).append(name)
@@ -105,16 +115,34 @@ def test_the_core_imports_only_numpy_scipy_and_the_standard_library():
 
 def test_import_dpbook_loads_no_book_or_plotting_package():
     code = "import sys, dpbook; print(sorted({m.split('.')[0] for m in sys.modules}))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     loaded = set(ast.literal_eval(out.stdout))
-    heavy = {"dpbook_book", "matplotlib", "ipywidgets", "IPython", "diffprivlib", "opendp", "sklearn", "pandas"}
+    heavy = {
+        "dpbook_book",
+        "matplotlib",
+        "ipywidgets",
+        "IPython",
+        "diffprivlib",
+        "opendp",
+        "sklearn",
+        "pandas",
+    }
     assert not loaded & heavy, f"import dpbook loads {sorted(loaded & heavy)}"
 
 
 def test_the_core_never_imports_the_book_package():
     graph = import_graph()
-    leaks = {m: sorted(d for d in ds if d.startswith("dpbook_book")) for m, ds in graph.items()
-             if m.split(".")[0] == "dpbook"}
+    leaks = {
+        m: sorted(d for d in ds if d.startswith("dpbook_book"))
+        for m, ds in graph.items()
+        if m.split(".")[0] == "dpbook"
+    }
     assert not {m: d for m, d in leaks.items() if d}
 
 
@@ -124,7 +152,9 @@ def test_the_import_graph_has_no_cycle():
 
 
 def test_the_cycle_check_sees_a_cycle():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [
+        ["a", "b", "c"]
+    ]
 
 
 # --- the layers of the core (see dpbook/__init__.py): arrows point down only -------------------------
@@ -160,13 +190,19 @@ def upward_imports(graph):
     floor 4 (the families never read intervals, nor intervals a family module)."""
     bad = []
     for mod, deps in sorted(graph.items()):
-        if mod.split(".")[0] != "dpbook" or mod in ("dpbook", "dpbook._legacy", "dpbook._version"):
+        if mod.split(".")[0] != "dpbook" or mod in (
+            "dpbook",
+            "dpbook._legacy",
+            "dpbook._version",
+        ):
             continue
         for dep in sorted(deps):
             if dep.split(".")[0] != "dpbook" or dep == "dpbook._version":
                 continue
             up = floor(dep) > floor(mod)
-            sideways = floor(dep) == floor(mod) == 4 and mod.split(".")[1] != dep.split(".")[1]
+            sideways = (
+                floor(dep) == floor(mod) == 4 and mod.split(".")[1] != dep.split(".")[1]
+            )
             if up or sideways:
                 bad.append((mod, dep))
     return bad
@@ -177,10 +213,17 @@ def test_the_core_imports_point_down_its_floors():
 
 
 def test_the_floor_check_sees_an_upward_import():
-    graph = {"dpbook.families.laplace": {"dpbook.design.calibration", "dpbook._kernels.laplace"},
-             "dpbook.inference.intervals": {"dpbook.families.clamping"}}
-    assert upward_imports(graph) == [("dpbook.families.laplace", "dpbook.design.calibration"),
-                                     ("dpbook.inference.intervals", "dpbook.families.clamping")]
+    graph = {
+        "dpbook.families.laplace": {
+            "dpbook.design.calibration",
+            "dpbook._kernels.laplace",
+        },
+        "dpbook.inference.intervals": {"dpbook.families.clamping"},
+    }
+    assert upward_imports(graph) == [
+        ("dpbook.families.laplace", "dpbook.design.calibration"),
+        ("dpbook.inference.intervals", "dpbook.families.clamping"),
+    ]
 
 
 def private_imports(paths):
@@ -188,8 +231,14 @@ def private_imports(paths):
     bad = []
     for path in paths:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:  # (``from . import _mod`` imports a module)
-                names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+            if (
+                isinstance(node, ast.ImportFrom) and node.module
+            ):  # (``from . import _mod`` imports a module)
+                names = [
+                    a.name
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
                 parts = [p for p in (node.module or "").split(".") if p]
                 if names and not any(p.startswith("_") for p in parts):
                     bad.append((path.name, node.module, names))
@@ -206,8 +255,12 @@ def test_private_names_are_imported_only_from_private_modules():
 
 def test_the_private_import_check_sees_one(tmp_path):
     f = tmp_path / "m.py"
-    f.write_text("from dpbook.families.clamping import _bit_moments\nfrom dpbook._kernels.laplace import _g\n")
-    assert private_imports([f]) == [("m.py", "dpbook.families.clamping", ["_bit_moments"])]
+    f.write_text(
+        "from dpbook.families.clamping import _bit_moments\nfrom dpbook._kernels.laplace import _g\n"
+    )
+    assert private_imports([f]) == [
+        ("m.py", "dpbook.families.clamping", ["_bit_moments"])
+    ]
 
 
 def local_imports(paths):
@@ -220,7 +273,11 @@ def local_imports(paths):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for fn in ast.walk(tree):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                bad += [(path.name, n.lineno) for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
+                bad += [
+                    (path.name, n.lineno)
+                    for n in ast.walk(fn)
+                    if isinstance(n, (ast.Import, ast.ImportFrom))
+                ]
     return bad
 
 
@@ -233,10 +290,16 @@ def hook_probes(paths):
     with their defaults, so nothing in the core needs to probe for one."""
     bad = []
     for path in paths:
-        if path.name == "_legacy.py":  # the deprecated module names, resolved by attribute
+        if (
+            path.name == "_legacy.py"
+        ):  # the deprecated module names, resolved by attribute
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+            ):
                 bad.append((path.name, node.lineno))
     return bad
 

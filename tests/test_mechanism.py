@@ -13,7 +13,12 @@ FAMILIES = [(dpbook.BIT, 30), (dpbook.Truncated, 60)]
 
 @pytest.mark.parametrize("family, span", FAMILIES)
 def test_max_abs_bias_is_attained_at_the_bounds(family, span):
-    for b, lo, hi in [(1.0, 0.0, math.inf), (2.0, -1.0, 1.0), (0.5, -3.0, 7.0), (1.0, -math.inf, 2.0)]:
+    for b, lo, hi in [
+        (1.0, 0.0, math.inf),
+        (2.0, -1.0, 1.0),
+        (0.5, -3.0, 7.0),
+        (1.0, -math.inf, 2.0),
+    ]:
         mech = family(b, lower=lo, upper=hi)
         grid = np.linspace(max(lo, -span * b), min(hi, span * b), 3001)
         bias = np.asarray(mech.bias(grid))
@@ -36,10 +41,19 @@ def test_attributes(family):
 
 
 @pytest.mark.parametrize("family", [f for f, _ in FAMILIES])
-@pytest.mark.parametrize("kwargs, name", [({"scale": 0}, "scale"), ({"scale": -1}, "scale"), ({"scale": np.nan}, "scale"),
-                                          ({"scale": np.inf}, "scale"), ({"scale": 1, "lower": 1, "upper": 1}, "lower"),
-                                          ({"scale": 1, "lower": 2, "upper": 1}, "lower"),
-                                          ({"scale": 1, "lower": np.nan}, "lower"), ({"scale": 1, "upper": np.nan}, "upper")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"scale": 0}, "scale"),
+        ({"scale": -1}, "scale"),
+        ({"scale": np.nan}, "scale"),
+        ({"scale": np.inf}, "scale"),
+        ({"scale": 1, "lower": 1, "upper": 1}, "lower"),
+        ({"scale": 1, "lower": 2, "upper": 1}, "lower"),
+        ({"scale": 1, "lower": np.nan}, "lower"),
+        ({"scale": 1, "upper": np.nan}, "upper"),
+    ],
+)
 def test_bad_parameters(family, kwargs, name):
     with pytest.raises(ValueError, match=name):
         family(**kwargs)

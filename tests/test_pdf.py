@@ -32,30 +32,46 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PDF = Path(os.environ.get("DPBOOK_PDF", ROOT / "_build" / "latex" / "book.pdf")).resolve()
+PDF = Path(
+    os.environ.get("DPBOOK_PDF", ROOT / "_build" / "latex" / "book.pdf")
+).resolve()
 SITE = Path(os.environ.get("DPBOOK_SITE_DIR", ROOT / "_build" / "html")).resolve()
 REQUIRED = os.environ.get("DPBOOK_PDF_TEST", "").lower() == "required"
 SITE_PDF = "dpbook.pdf"
 
 #: prf directives that carry no number (sphinx-proof's proof box)
 UNNUMBERED = {"proof"}
-DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<kind>prf:\w+|exercise)\}[^\n]*\n(?P<opts>(?::[\w-]+:[^\n]*\n)*)",
-                       re.M)
+DIRECTIVE = re.compile(
+    r"^(?P<fence>`{3,}|:{3,})\{(?P<kind>prf:\w+|exercise)\}[^\n]*\n(?P<opts>(?::[\w-]+:[^\n]*\n)*)",
+    re.M,
+)
 CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
 
 #: raw markup that must not survive into the PDF's text: (what it is, pattern)
 MARKUP = [
     ("an unresolved reference ??", r"\?\?"),
     ("an unresolved citation [?]", r"\[\?\]"),
-    ("a MyST role", r"\{(?:prf:ref|cite(?::[a-z]+)?|ref|numref|eq|doc|math|term|download|exercise|solution|"
-                    r"glue(?::[a-z]+)?|sub|sup|abbr|index)\}"),
-    ("a MyST directive", r"\{(?:prf:\w+|exercise|solution-start|solution-end|solution|admonition|note|warning|"
-                         r"figure|math|bibliography|code-cell|nb-exec-table)\}"),
+    (
+        "a MyST role",
+        r"\{(?:prf:ref|cite(?::[a-z]+)?|ref|numref|eq|doc|math|term|download|exercise|solution|"
+        r"glue(?::[a-z]+)?|sub|sup|abbr|index)\}",
+    ),
+    (
+        "a MyST directive",
+        r"\{(?:prf:\w+|exercise|solution-start|solution-end|solution|admonition|note|warning|"
+        r"figure|math|bibliography|code-cell|nb-exec-table)\}",
+    ),
     ("a directive fence", r"```|:::"),
-    ("a directive option", r"(?<![\w:]):(?:label|class|name|nonumber|dropdown|caption|alt|tags):(?=\s|$)"),
+    (
+        "a directive option",
+        r"(?<![\w:]):(?:label|class|name|nonumber|dropdown|caption|alt|tags):(?=\s|$)",
+    ),
     ("a TeX environment", r"\\(?:begin|end)\{"),
-    ("a TeX command", r"\\(?:frac|sqrt|mathbb|mathrm|mathcal|varepsilon|epsilon|le|leq|ge|geq|sum|int|left|right|"
-                      r"cdot|infty|operatorname|text|textbf|emph|label|ref|eqref|cite)(?![A-Za-z])"),
+    (
+        "a TeX command",
+        r"\\(?:frac|sqrt|mathbb|mathrm|mathcal|varepsilon|epsilon|le|leq|ge|geq|sum|int|left|right|"
+        r"cdot|infty|operatorname|text|textbf|emph|label|ref|eqref|cite)(?![A-Za-z])",
+    ),
     ("display-math dollars", r"\$\$"),
     ("inline-math dollars", r"(?<![\w$])\$(?=[\\A-Za-z{(])[^$\n]{1,80}\$(?![\w$])"),
 ]
@@ -76,7 +92,9 @@ def _source(file: str) -> Path:
         path = ROOT / (file + suffix)
         if path.is_file():
             return path
-    raise FileNotFoundError(f"_toc.yml names {file!r}, which is neither a notebook nor a markdown file")
+    raise FileNotFoundError(
+        f"_toc.yml names {file!r}, which is neither a notebook nor a markdown file"
+    )
 
 
 def _markdown(path: Path) -> str:
@@ -84,14 +102,18 @@ def _markdown(path: Path) -> str:
     if path.suffix == ".md":
         return path.read_text(encoding="utf-8")
     nb = json.loads(path.read_text(encoding="utf-8"))
-    return "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    return "\n\n".join(
+        "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
+    )
 
 
 def _code(path: Path) -> str:
     if path.suffix != ".ipynb":
         return ""
     nb = json.loads(path.read_text(encoding="utf-8"))
-    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    return "\n".join(
+        "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"
+    )
 
 
 def chapters():
@@ -158,7 +180,10 @@ def site_labels(site: Path) -> list[str]:
             continue
         page = site / path.relative_to(ROOT).with_suffix(".html")
         text = page.read_text(encoding="utf-8")
-        for label in re.findall(r'<p class="admonition-title"[^>]*>\s*<span class="caption-number">([^<]+)</span>', text):
+        for label in re.findall(
+            r'<p class="admonition-title"[^>]*>\s*<span class="caption-number">([^<]+)</span>',
+            text,
+        ):
             out.append(" ".join(html_lib.unescape(label).split()))
     return out
 
@@ -170,7 +195,11 @@ def cited_first_authors() -> dict:
 
     keys = set()
     for _, path in chapters():
-        keys.update(k.strip() for m in CITE.finditer(_markdown(path)) for k in m.group(1).split(","))
+        keys.update(
+            k.strip()
+            for m in CITE.finditer(_markdown(path))
+            for k in m.group(1).split(",")
+        )
     bib = parse_file(ROOT / "references.bib")
     out = {}
     for key in sorted(keys):
@@ -220,8 +249,12 @@ def markup_problems(text: str, code=frozenset()) -> list[str]:
         line = " ".join(raw.split())
         for what, rx in _MARKUP_RE:
             if rx.search(line):
-                if any(line in c or c in line for c in code if len(c) >= 12) and what not in (
-                        "an unresolved reference ??", "an unresolved citation [?]"):
+                if any(
+                    line in c or c in line for c in code if len(c) >= 12
+                ) and what not in (
+                    "an unresolved reference ??",
+                    "an unresolved citation [?]",
+                ):
                     continue
                 out.append(f"{what}: {line[:160]}")
     return out
@@ -238,15 +271,21 @@ def _unavailable(reason):
 
 @lru_cache(maxsize=None)
 def _pdf_text(pdf: Path) -> str:
-    proc = subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(pdf), "-"],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        ["pdftotext", "-layout", "-enc", "UTF-8", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return proc.stdout
 
 
 @pytest.fixture(scope="module")
 def text():
     if not PDF.is_file():
-        _unavailable(f"no print edition at {PDF}: run `python tools/print_edition.py` (or set DPBOOK_PDF)")
+        _unavailable(
+            f"no print edition at {PDF}: run `python tools/print_edition.py` (or set DPBOOK_PDF)"
+        )
     if shutil.which("pdftotext") is None:
         _unavailable("pdftotext (poppler-utils) is not installed")
     return _pdf_text(PDF)
@@ -255,18 +294,30 @@ def text():
 def test_every_chapter_title(text):
     titles = [title(path) for _, path in chapters()]
     assert len(titles) >= 20
-    assert not missing(text, titles), f"chapter titles not in the PDF: {missing(text, titles)}"
+    assert not missing(text, titles), (
+        f"chapter titles not in the PDF: {missing(text, titles)}"
+    )
 
 
 def test_every_numbered_box_and_exercise(text):
     labels = book_labels()
-    assert any(label.startswith("Theorem ") for label in labels) and any(label.startswith("Exercise ") for label in labels)
-    assert not missing(text, labels), f"numbered boxes not in the PDF: {missing(text, labels)}"
+    assert any(label.startswith("Theorem ") for label in labels) and any(
+        label.startswith("Exercise ") for label in labels
+    )
+    assert not missing(text, labels), (
+        f"numbered boxes not in the PDF: {missing(text, labels)}"
+    )
 
 
 def test_every_exercise_has_its_solution(text):
-    solutions = [f"Solution to {label}" for label in book_labels() if label.startswith("Exercise ")]
-    assert not missing(text, solutions), f"solutions not in the PDF: {missing(text, solutions)}"
+    solutions = [
+        f"Solution to {label}"
+        for label in book_labels()
+        if label.startswith("Exercise ")
+    ]
+    assert not missing(text, solutions), (
+        f"solutions not in the PDF: {missing(text, solutions)}"
+    )
 
 
 def test_the_numbers_are_those_of_the_site():
@@ -280,12 +331,17 @@ def test_bibliography(text):
     authors = cited_first_authors()
     assert len(authors) >= 5
     assert "References" in text
-    assert not missing(text, authors.values()), f"cited authors not in the PDF: {missing(text, authors.values())}"
+    assert not missing(text, authors.values()), (
+        f"cited authors not in the PDF: {missing(text, authors.values())}"
+    )
 
 
 def test_no_unresolved_reference_or_raw_markup(text):
     problems = markup_problems(text, code_lines(path for _, path in chapters()))
-    assert not problems, f"{len(problems)} lines of the PDF hold raw markup:\n" + "\n".join(problems[:40])
+    assert not problems, (
+        f"{len(problems)} lines of the PDF hold raw markup:\n"
+        + "\n".join(problems[:40])
+    )
 
 
 def test_site_offers_the_pdf():
@@ -295,12 +351,20 @@ def test_site_offers_the_pdf():
     pdf = SITE / SITE_PDF
     if not pdf.is_file():
         # the README's build alone makes no PDF; its print-edition page says so (tests/test_site.py)
-        _unavailable(f"the site has no {SITE_PDF}: run `python tools/print_edition.py` after the HTML build")
+        _unavailable(
+            f"the site has no {SITE_PDF}: run `python tools/print_edition.py` after the HTML build"
+        )
     assert pdf.read_bytes()[:5] == b"%PDF-", f"{pdf} is not a PDF"
     page = SITE / "print-edition.html"
-    hrefs = re.findall(r'href="([^"#?]+\.pdf)"', page.read_text(encoding="utf-8")) if page.is_file() else []
+    hrefs = (
+        re.findall(r'href="([^"#?]+\.pdf)"', page.read_text(encoding="utf-8"))
+        if page.is_file()
+        else []
+    )
     targets = {(page.parent / h).resolve() for h in hrefs}
-    assert pdf.resolve() in targets, f"the print-edition page links {hrefs}, not {SITE_PDF}"
+    assert pdf.resolve() in targets, (
+        f"the print-edition page links {hrefs}, not {SITE_PDF}"
+    )
 
 
 # --------------------------------------------------------------------------- the checkers flag broken text
@@ -317,30 +381,55 @@ and BIT
 
 
 def test_checkers_pass_good_text():
-    assert missing(GOOD, ["Differential privacy and the Laplace mechanism", "Theorem 1.1", "Definition 1.2",
-                          "Solution to Exercise 1.1", "Bounded statistics: truncation and BIT", "Dwork"]) == []
+    assert (
+        missing(
+            GOOD,
+            [
+                "Differential privacy and the Laplace mechanism",
+                "Theorem 1.1",
+                "Definition 1.2",
+                "Solution to Exercise 1.1",
+                "Bounded statistics: truncation and BIT",
+                "Dwork",
+            ],
+        )
+        == []
+    )
     assert markup_problems(GOOD) == []
 
 
-@pytest.mark.parametrize("needle", ["Theorem 1.2", "Theorem 1.10", "Theorem 11.1", "Exercise 1.2", "Accuracy: MSE",
-                                    "Solution to Exercise 1.2", "Higham"])
+@pytest.mark.parametrize(
+    "needle",
+    [
+        "Theorem 1.2",
+        "Theorem 1.10",
+        "Theorem 11.1",
+        "Exercise 1.2",
+        "Accuracy: MSE",
+        "Solution to Exercise 1.2",
+        "Higham",
+    ],
+)
 def test_missing_flags_what_is_not_there(needle):
     assert missing(GOOD, [needle]) == [needle]
 
 
-@pytest.mark.parametrize("broken", [
-    "see Theorem ?? for the bound",
-    "as shown by [?], the mean",
-    "by {prf:ref}`thm-laplace`",
-    "following {cite:p}`liu2019`",
-    ":label: thm-laplace",
-    r"\begin{aligned} x &= 1 \end{aligned}",
-    r"the mean \frac{1}{n} of the sample",
-    "$$ x = 1 $$",
-    "```{prf:theorem}",
-    r"the bound $\varepsilon$ holds",
-    "{math}`x`",
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "see Theorem ?? for the bound",
+        "as shown by [?], the mean",
+        "by {prf:ref}`thm-laplace`",
+        "following {cite:p}`liu2019`",
+        ":label: thm-laplace",
+        r"\begin{aligned} x &= 1 \end{aligned}",
+        r"the mean \frac{1}{n} of the sample",
+        "$$ x = 1 $$",
+        "```{prf:theorem}",
+        r"the bound $\varepsilon$ holds",
+        "{math}`x`",
+    ],
+)
 def test_markup_problems_flag_broken_text(broken):
     assert markup_problems(GOOD + broken + "\n"), broken
 
@@ -352,18 +441,27 @@ def test_code_listings_may_show_tex_but_never_a_question_mark_reference():
 
 
 def test_numbered_labels_count_each_kind_and_skip_unnumbered():
-    md = ("```{prf:definition} A\n:label: d1\nx\n```\n\n```{prf:theorem}\n:label: t1\n```\n"
-          "```{prf:proof}\n```\n:::{prf:theorem} B\n:label: t2\n:nonumber:\n:::\n"
-          "```{prf:definition}\n```\n````{exercise}\n:label: e1\n````\n")
-    assert numbered_labels(4, md) == ["Definition 4.1", "Theorem 4.1", "Definition 4.2", "Exercise 4.1"]
+    md = (
+        "```{prf:definition} A\n:label: d1\nx\n```\n\n```{prf:theorem}\n:label: t1\n```\n"
+        "```{prf:proof}\n```\n:::{prf:theorem} B\n:label: t2\n:nonumber:\n:::\n"
+        "```{prf:definition}\n```\n````{exercise}\n:label: e1\n````\n"
+    )
+    assert numbered_labels(4, md) == [
+        "Definition 4.1",
+        "Theorem 4.1",
+        "Definition 4.2",
+        "Exercise 4.1",
+    ]
 
 
 def test_execution_cache_is_keyed_on_the_library(tmp_path):
-    """A changed module of either package, or requirements.txt, names another cache folder (the PDF reuses the HTML's)."""
+    """A changed module of either package, or requirements.txt, names another cache folder (the PDF reuses the
+    HTML's)."""
     import sys
 
     sys.path.insert(0, str(ROOT / "_ext"))
     import dpbook_site as site
+
     for package in site.LIBRARY_PACKAGES:
         (tmp_path / package / "sub").mkdir(parents=True)
         (tmp_path / package / "__init__.py").write_text("x = 1\n")
@@ -373,8 +471,12 @@ def test_execution_cache_is_keyed_on_the_library(tmp_path):
     assert first == site.library_hash(tmp_path) and len(first) == 16
     (tmp_path / "notes.txt").write_text("not library code\n")
     assert site.library_hash(tmp_path) == first
-    for path, change in [("dpbook/sub/m.py", "y = 3\n"), ("dpbook_book/__init__.py", "x = 2\n"),
-                         ("requirements.txt", "numpy==2.4.7\n"), ("dpbook_book/new.py", "")]:
+    for path, change in [
+        ("dpbook/sub/m.py", "y = 3\n"),
+        ("dpbook_book/__init__.py", "x = 2\n"),
+        ("requirements.txt", "numpy==2.4.7\n"),
+        ("dpbook_book/new.py", ""),
+    ]:
         before = site.library_hash(tmp_path)
         (tmp_path / path).write_text(change)
         assert site.library_hash(tmp_path) != before, path
@@ -387,9 +489,15 @@ def site_figures(site: Path) -> list[str]:
     for number, path in chapters():
         if number is None:
             continue
-        text = (site / path.relative_to(ROOT).with_suffix(".html")).read_text(encoding="utf-8")
-        out += [" ".join(html_lib.unescape(f).split())
-                for f in re.findall(r'<span class="caption-number">(Fig\. [\d.]+)\s*</span>', text)]
+        text = (site / path.relative_to(ROOT).with_suffix(".html")).read_text(
+            encoding="utf-8"
+        )
+        out += [
+            " ".join(html_lib.unescape(f).split())
+            for f in re.findall(
+                r'<span class="caption-number">(Fig\. [\d.]+)\s*</span>', text
+            )
+        ]
     return out
 
 
@@ -400,5 +508,9 @@ def test_every_figure_of_the_site_is_captioned_in_the_pdf(text):
     figures = site_figures(SITE)
     assert len(figures) >= 20
     captions = [f"{fig}:" for fig in figures]
-    assert not missing(text, captions), f"figure captions not in the PDF: {missing(text, captions)}"
-    assert len(re.findall(r"Fig\. \d+\.\d+:", text)) == len(figures), "the PDF has captioned figures the site has not"
+    assert not missing(text, captions), (
+        f"figure captions not in the PDF: {missing(text, captions)}"
+    )
+    assert len(re.findall(r"Fig\. \d+\.\d+:", text)) == len(figures), (
+        "the PDF has captioned figures the site has not"
+    )

@@ -81,13 +81,23 @@ SITE = Path(os.environ.get("DPBOOK_SITE_DIR", ROOT / "_build" / "html")).resolve
 SCREENSHOTS = SITE.parent / "screenshots"
 REQUIRED = os.environ.get("DPBOOK_SITE_TEST", "").lower() == "required"
 #: folders of the site that hold assets or other apps, not pages of the book
-NOT_PAGES = {"_static", "_offline", "_sources", "_images", "_views", "lite", "_downloads"}
+NOT_PAGES = {
+    "_static",
+    "_offline",
+    "_sources",
+    "_images",
+    "_views",
+    "lite",
+    "_downloads",
+}
 #: the whole book must execute within this many seconds, one chapter within PER_CHAPTER_BUDGET
 BOOK_BUDGET = 300.0
 PER_CHAPTER_BUDGET = 60.0
 PAGE_TIMEOUT = 60.0
 #: how long a page may take to settle (MathJax typeset, widgets rendered)
 SETTLE_TIMEOUT = 20.0
+#: how long axe-core may take over one page
+AXE_TIMEOUT = 300.0
 WIDE, NARROW = 1280, 400
 AXE_IMPACTS = {"serious", "critical"}
 #: the smallest text a figure may show at 400 px (CSS px), and what a chapter may load on a first visit
@@ -95,7 +105,13 @@ AXE_IMPACTS = {"serious", "critical"}
 MIN_TEXT_PX = 9.0
 FIRST_LOAD_BUDGET = 400_000
 #: URL path prefixes of the assets every page shares (the theme, MathJax, the widget manager, search)
-SHARED_ASSETS = ("/_static/", "/_offline/", "/_sphinx_design_static/", "/searchindex.js", "/favicon.ico")
+SHARED_ASSETS = (
+    "/_static/",
+    "/_offline/",
+    "/_sphinx_design_static/",
+    "/searchindex.js",
+    "/favicon.ico",
+)
 #: the PNG text chunk a figure's smallest text height is recorded in (``dpbook_book.plotting.TEXT_SIZE_KEY``)
 TEXT_SIZE_KEY = "dpbook:smallest-text-px"
 #: the install cell every chapter starts with (see tests/test_launch.py), and the lite site's own
@@ -104,19 +120,44 @@ LITE_INSTALL_MARK = "%pip install -q dpbook"
 #: leftover markup in the visible text outside math and code: (what it is, pattern)
 MARKUP = [
     ("a $ (math that was not parsed)", r"\$"),
-    ("a MyST role", r"\{(?:[a-z][\w-]*:[\w:-]+|ref|numref|eq|doc|term|download|abbr|index|math|sub|sup"
-                    r"|glue|cite|exercise|solution)\}"),
+    (
+        "a MyST role",
+        r"\{(?:[a-z][\w-]*:[\w:-]+|ref|numref|eq|doc|term|download|abbr|index|math|sub|sup"
+        r"|glue|cite|exercise|solution)\}",
+    ),
     ("a directive fence", r"`{3,}|:{3,}"),
-    ("a directive option line", r"(?<![\w:]):(?:label|class|name|nonumber|numbered|enumerated|dropdown|"
-                                r"open|width|height|align|alt|figwidth|figclass|caption|tags):(?=\s|$)"),
+    (
+        "a directive option line",
+        r"(?<![\w:]):(?:label|class|name|nonumber|numbered|enumerated|dropdown|"
+        r"open|width|height|align|alt|figwidth|figclass|caption|tags):(?=\s|$)",
+    ),
     ("a TeX command", r"\\(?:[A-Za-z]+|[()\[\]{}])"),
     ("a pipe-table row", r"\|\s*:?-{3,}:?\s*\||\|[^|\n]{1,80}\|[^|\n]{1,80}\|"),
     ("an unresolved reference ??", r"\?\?"),
 ]
 _MARKUP_RE = [(what, re.compile(rx)) for what, rx in MARKUP]
 #: alt texts that say nothing about an image
-_GENERIC_ALT = {"", "image", "img", "figure", "fig", "output", "plot", "chart", "graph", "picture", "png",
-                "svg", "jpg", "jpeg", "gif", "untitled", "none", "alt", "todo"}
+_GENERIC_ALT = {
+    "",
+    "image",
+    "img",
+    "figure",
+    "fig",
+    "output",
+    "plot",
+    "chart",
+    "graph",
+    "picture",
+    "png",
+    "svg",
+    "jpg",
+    "jpeg",
+    "gif",
+    "untitled",
+    "none",
+    "alt",
+    "todo",
+}
 
 
 def _unavailable(reason):
@@ -142,7 +183,10 @@ def _book_notebooks():
     """The notebooks the site was built from (jupyter-book copies each source to ``_sources/``)."""
     if not (SITE / "_sources").is_dir():
         return []
-    return sorted(p.relative_to(SITE / "_sources").as_posix() for p in (SITE / "_sources").rglob("*.ipynb"))
+    return sorted(
+        p.relative_to(SITE / "_sources").as_posix()
+        for p in (SITE / "_sources").rglob("*.ipynb")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -173,8 +217,12 @@ def server(site):
 
 
 def _chromium():
-    for candidate in (os.environ.get("DPBOOK_CHROMIUM"), "/usr/lib/chromium/chromium",
-                      shutil.which("chromium"), shutil.which("chromium-browser")):
+    for candidate in (
+        os.environ.get("DPBOOK_CHROMIUM"),
+        "/usr/lib/chromium/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ):
         if candidate and Path(candidate).is_file():
             return candidate
     return None
@@ -193,17 +241,30 @@ def browser():
     profile = tempfile.mkdtemp(prefix="dpbook-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = binary
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--disable-dev-shm-usage", f"--window-size={WIDE},1000", f"--user-data-dir={profile}",
-                "--hide-scrollbars",
-                # resolve no host but this one: the site must work with no network at all
-                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"):
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        f"--window-size={WIDE},1000",
+        f"--user-data-dir={profile}",
+        "--hide-scrollbars",
+        # resolve no host but this one: the site must work with no network at all
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    driver = webdriver.Chrome(options=opts, service=Service(executable_path=driver_path))
+    driver = webdriver.Chrome(
+        options=opts, service=Service(executable_path=driver_path)
+    )
     driver.set_page_load_timeout(PAGE_TIMEOUT)
     driver.set_script_timeout(PAGE_TIMEOUT)
+    # a renderer busy with a long page (axe-core on the API reference) answers late, not never
+    driver.command_executor.client_config.timeout = 600
     driver.get("about:blank")
     time.sleep(0.5)
     try:
@@ -215,9 +276,23 @@ def browser():
 
 def _find_axe():
     """axe-core's ``axe.min.js``, as fetched by the build (``_offline/axe/`` of the site or its cache)."""
-    candidates = [SITE / "_offline" / "axe" / "axe.min.js",
-                  *sorted(Path(p) for p in glob.glob(str(SITE.parent / ".offline-cache" / "*" / "site"
-                                                         / "_offline" / "axe" / "axe.min.js")))]
+    candidates = [
+        SITE / "_offline" / "axe" / "axe.min.js",
+        *sorted(
+            Path(p)
+            for p in glob.glob(
+                str(
+                    SITE.parent
+                    / ".offline-cache"
+                    / "*"
+                    / "site"
+                    / "_offline"
+                    / "axe"
+                    / "axe.min.js"
+                )
+            )
+        ),
+    ]
     return next((p for p in candidates if p.is_file()), None)
 
 
@@ -225,7 +300,9 @@ def _find_axe():
 def axe_source():
     path = _find_axe()
     if path is None:
-        _unavailable("axe-core is not fetched: build the site (the build fetches it into _offline/axe/)")
+        _unavailable(
+            "axe-core is not fetched: build the site (the build fetches it into _offline/axe/)"
+        )
     return path.read_text(encoding="utf-8")
 
 
@@ -382,11 +459,20 @@ for (const el of art.querySelectorAll('code, mjx-container:not([display="true"])
 }
 for (const cell of art.querySelectorAll('.cell_output td, .cell_output th, .output td, .output th')) {
   if (cell.getClientRects().length === 0 || !cell.textContent.trim()) continue;
-  const range = document.createRange();
-  range.selectNodeContents(cell);
-  const tops = new Set(Array.from(range.getClientRects()).filter(q => q.width > 0).map(q => Math.round(q.top)));
-  if (tops.size > 1) {
-    out.push('a printed table cell wraps onto ' + tops.size + ' lines: ' + cell.textContent.trim().slice(0, 60));
+  // the lines of the cell's own text (a formula's sub- and superscripts are not lines)
+  const line = parseFloat(getComputedStyle(cell).lineHeight) || 16;
+  const tops = [];
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.textContent.trim() || n.parentElement.closest('mjx-container')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    for (const q of range.getClientRects()) if (q.width > 0) tops.push(q.top);
+  }
+  tops.sort((a, b) => a - b);
+  const lines = 1 + tops.filter((t, k, a) => k > 0 && t - a[k - 1] > line * 0.6).length;
+  if (lines > 1) {
+    out.push('a printed table cell wraps onto ' + lines + ' lines: ' + cell.textContent.trim().slice(0, 60));
     break;
   }
 }
@@ -447,7 +533,8 @@ def navigation_problems(driver, url):
         driver.get(url)
         driver.execute_async_script(
             "const d = arguments[arguments.length - 1];"
-            "(function p() { if (document.readyState === 'complete') setTimeout(d, 300); else setTimeout(p, 50); })();")
+            "(function p() { if (document.readyState === 'complete') setTimeout(d, 300); else setTimeout(p, 50); })();"
+        )
 
     def flag(width, message):
         problems.setdefault(f"navigation-{width}", []).append(message)
@@ -468,12 +555,16 @@ def navigation_problems(driver, url):
                 flag(WIDE, f"☰ ({how}) again does not restore it")
                 break
     has_outline = None
-    for selector, drawer, what, ways in ((".primary-toggle", PRIMARY, "☰", ("click", "Enter", "Space")),
-                                         (".secondary-toggle", SECONDARY, "the contents button", ("click", "Space"))):
+    for selector, drawer, what, ways in (
+        (".primary-toggle", PRIMARY, "☰", ("click", "Enter", "Space")),
+        (".secondary-toggle", SECONDARY, "the contents button", ("click", "Space")),
+    ):
         for how in ways:
             load(NARROW)
             if has_outline is None:
-                has_outline = bool(driver.find_elements("css selector", f"{SECONDARY} nav a"))
+                has_outline = bool(
+                    driver.find_elements("css selector", f"{SECONDARY} nav a")
+                )
             if _shown(driver, drawer) == "shown":
                 flag(NARROW, f"{drawer} is open before {what} is pressed")
                 break
@@ -524,13 +615,17 @@ def figure_text_problems(figures, origin, root, chapter=True):
         px = png_text_size(data) if data else None
         if px is None:
             if chapter and fig["output"]:
-                problems.append(f"a figure records no text size ({TEXT_SIZE_KEY}): {fig['alt']!r}")
+                problems.append(
+                    f"a figure records no text size ({TEXT_SIZE_KEY}): {fig['alt']!r}"
+                )
             continue
         css = px * fig["rendered"] / fig["natural"]
         smallest = css if smallest is None else min(smallest, css)
         if css < MIN_TEXT_PX - 0.05:
-            problems.append(f"smallest text {css:.1f} CSS px (a {fig['natural']} px figure shown "
-                            f"{fig['rendered']:.0f} px wide): {fig['alt']!r}")
+            problems.append(
+                f"smallest text {css:.1f} CSS px (a {fig['natural']} px figure shown "
+                f"{fig['rendered']:.0f} px wide): {fig['alt']!r}"
+            )
     return problems, smallest
 
 
@@ -557,7 +652,7 @@ def first_load_bytes(perf_log, origin):
 
 
 def _snippet(text, i, j, width=60):
-    return " ".join(text[max(0, i - width): j + width].split())
+    return " ".join(text[max(0, i - width) : j + width].split())
 
 
 def markup_problems(text):
@@ -579,8 +674,9 @@ def alt_problem(alt, src):
         return "empty alt text" if not text else f"generic alt text {text!r}"
     if text == src or text.rsplit("/", 1)[-1] == name:
         return f"its file name as alt text {text!r}"
-    if re.fullmatch(r"[\w./\\-]*\.(png|jpe?g|svg|gif|webp)", text, flags=re.I) or re.fullmatch(
-            r"[0-9a-f]{8,}", text, flags=re.I):
+    if re.fullmatch(
+        r"[\w./\\-]*\.(png|jpe?g|svg|gif|webp)", text, flags=re.I
+    ) or re.fullmatch(r"[0-9a-f]{8,}", text, flags=re.I):
         return f"a file name or hash as alt text {text!r}"
     if re.fullmatch(r"<(Figure|matplotlib|IPython)[^>]*>", text):
         return f"a Python repr as alt text {text!r}"
@@ -597,23 +693,35 @@ def _network(perf_log, origin):
             url = params["request"]["url"]
             urls[params["requestId"]] = url
             scheme = urlsplit(url).scheme
-            if not (url.startswith(origin + "/") or scheme in {"data", "blob", "about"}):
+            if not (
+                url.startswith(origin + "/") or scheme in {"data", "blob", "about"}
+            ):
                 remote.add(url)
-        elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
-            failed.append(f"HTTP {params['response']['status']} {params['response']['url']}")
+        elif (
+            method == "Network.responseReceived" and params["response"]["status"] >= 400
+        ):
+            failed.append(
+                f"HTTP {params['response']['status']} {params['response']['url']}"
+            )
         elif method == "Network.loadingFailed" and not (
-                params.get("canceled") and params.get("errorText") == "net::ERR_ABORTED"):
-            failed.append(f"{params.get('errorText')} {urls.get(params['requestId'], params['requestId'])}")
+            params.get("canceled") and params.get("errorText") == "net::ERR_ABORTED"
+        ):
+            failed.append(
+                f"{params.get('errorText')} {urls.get(params['requestId'], params['requestId'])}"
+            )
     return sorted(remote), sorted(set(failed))
 
 
 def _settle_frames(driver):
     driver.execute_async_script(
         "const d = arguments[arguments.length - 1];"
-        "requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(d, 50)));")
+        "requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(d, 50)));"
+    )
 
 
-def inspect_page(driver, url, axe_source=None, static_html=None, shots=None, root=None, chapter=False):
+def inspect_page(
+    driver, url, axe_source=None, static_html=None, shots=None, root=None, chapter=False
+):
     """Load ``url`` at 1280 px, then at 400 px, and return its problems as ``{kind: [message]}``.
 
     ``static_html`` (the page's HTML source) tells how many widget snapshots it holds; ``shots``
@@ -636,11 +744,20 @@ def inspect_page(driver, url, axe_source=None, static_html=None, shots=None, roo
 
     if shots is not None:
         driver.save_screenshot(f"{shots}.png")
-        for k, widget in enumerate(driver.find_elements("css selector", ".widget-subarea")):
+        for k, widget in enumerate(
+            driver.find_elements("css selector", ".widget-subarea")
+        ):
             widget.screenshot(f"{shots}__widget{k}.png")
     if state["mathjax"] not in {"absent", "typeset"}:
         add("mathjax", [f"MathJax {state['mathjax']}"])
-    add("images", [f"did not load: {img['src'][:120]}" for img in state["images"] if not img["ok"]])
+    add(
+        "images",
+        [
+            f"did not load: {img['src'][:120]}"
+            for img in state["images"]
+            if not img["ok"]
+        ],
+    )
     for img in state["images"]:
         why = alt_problem(img["alt"], img["src"])
         if why:
@@ -649,30 +766,51 @@ def inspect_page(driver, url, axe_source=None, static_html=None, shots=None, roo
         n_views = static_html.count('type="application/vnd.jupyter.widget-view+json"')
         unrendered = [v["index"] for v in state["views"] if not v["rendered"]]
         if unrendered or len(state["views"]) != n_views:
-            add("widgets", [f"widget snapshots not rendered with their figure: #{unrendered} of {n_views}"])
+            add(
+                "widgets",
+                [
+                    f"widget snapshots not rendered with their figure: #{unrendered} of {n_views}"
+                ],
+            )
 
     add("markup", markup_problems(driver.execute_script(_TEXT_JS)))
     _settle_frames(driver)
     for eq in driver.execute_script(_EQUATIONS_JS):
         if eq["width"] > eq["avail"] + 1:
-            add(f"equation-{WIDE}", [f"display equation #{eq['index']} is {eq['width']} px wide in a "
-                                     f"{eq['avail']} px column: {eq['tex']}"])
+            add(
+                f"equation-{WIDE}",
+                [
+                    f"display equation #{eq['index']} is {eq['width']} px wide in a "
+                    f"{eq['avail']} px column: {eq['tex']}"
+                ],
+            )
 
     driver.set_window_size(NARROW, 900)
     _settle_frames(driver)
     for eq in driver.execute_script(_EQUATIONS_JS):
         if eq["width"] > eq["avail"] + 1 and eq["overflow"] not in {"auto", "scroll"}:
-            add(f"equation-{NARROW}", [f"display equation #{eq['index']} ({eq['width']} px) is cut in a "
-                                       f"{eq['avail']} px column (overflow-x: {eq['overflow']}): {eq['tex']}"])
+            add(
+                f"equation-{NARROW}",
+                [
+                    f"display equation #{eq['index']} ({eq['width']} px) is cut in a "
+                    f"{eq['avail']} px column (overflow-x: {eq['overflow']}): {eq['tex']}"
+                ],
+            )
     add(f"overflow-{NARROW}", driver.execute_script(_OVERFLOW_JS))
     add(f"cut-{NARROW}", driver.execute_script(_CUT_JS))
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     if root is not None:
-        found, smallest = figure_text_problems(driver.execute_script(_FIGURES_JS), origin, root, chapter)
+        found, smallest = figure_text_problems(
+            driver.execute_script(_FIGURES_JS), origin, root, chapter
+        )
         add(f"figure-text-{NARROW}", found)
-        problems["_smallest_figure_text_px"] = None if smallest is None else round(smallest, 2)
+        problems["_smallest_figure_text_px"] = (
+            None if smallest is None else round(smallest, 2)
+        )
     if shots is not None:
-        driver.execute_script("document.querySelectorAll('details').forEach(d => { d.open = false; });")
+        driver.execute_script(
+            "document.querySelectorAll('details').forEach(d => { d.open = false; });"
+        )
         driver.save_screenshot(f"{shots}__{NARROW}.png")
     driver.set_window_size(WIDE, 1000)
     # a reader meets the page once it has laid itself out again at this width, not mid-resize
@@ -684,26 +822,50 @@ def inspect_page(driver, url, axe_source=None, static_html=None, shots=None, roo
     page_bytes, shared_bytes = first_load_bytes(perf_log, origin)
     problems["_first_load"] = {"page": page_bytes, "shared": shared_bytes}
     if chapter and page_bytes > FIRST_LOAD_BUDGET:
-        add("first-load", [f"a first visit loads {page_bytes / 1000:.0f} KB beyond the shared assets "
-                           f"(budget {FIRST_LOAD_BUDGET / 1000:.0f} KB)"])
+        add(
+            "first-load",
+            [
+                f"a first visit loads {page_bytes / 1000:.0f} KB beyond the shared assets "
+                f"(budget {FIRST_LOAD_BUDGET / 1000:.0f} KB)"
+            ],
+        )
     add("requests", [f"off localhost: {u}" for u in remote] + failed)
-    add("javascript", [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"])
+    add(
+        "javascript",
+        [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"],
+    )
     # axe last, once the page's own requests are read: its CSSOM preload fetches the theme's
     # `@import "../basic.css"` against the page's URL (a 404 of axe's, not of the page)
     if axe_source is not None:
         driver.execute_script(axe_source)
-        violations = driver.execute_async_script(_AXE_JS)
+        driver.set_script_timeout(
+            AXE_TIMEOUT
+        )  # the API reference's long page takes axe a while
+        try:
+            violations = driver.execute_async_script(_AXE_JS)
+        finally:
+            driver.set_script_timeout(PAGE_TIMEOUT)
         if isinstance(violations, dict):
             add("axe", [f"axe-core failed: {violations['error']}"])
         else:
             for v in violations:
-                nodes = [n for n in v["nodes"] if (n["impact"] or v["impact"]) in AXE_IMPACTS]
+                nodes = [
+                    n for n in v["nodes"] if (n["impact"] or v["impact"]) in AXE_IMPACTS
+                ]
                 if nodes:
-                    add("axe", [f"{v['id']} ({v['impact']}, {len(nodes)} nodes): {v['help']}; e.g. "
-                                + "; ".join(f"{n['target']} {n['html']}" for n in nodes[:2])])
+                    add(
+                        "axe",
+                        [
+                            f"{v['id']} ({v['impact']}, {len(nodes)} nodes): {v['help']}; e.g. "
+                            + "; ".join(f"{n['target']} {n['html']}" for n in nodes[:2])
+                        ],
+                    )
                     problems.setdefault("_axe_nodes", []).append(len(nodes))
-    problems["_seconds"] = {"load": round(t_settle - t0, 2), "checks": round(t_checks - t_settle, 2),
-                            "axe": round(time.perf_counter() - t_checks, 2)}
+    problems["_seconds"] = {
+        "load": round(t_settle - t0, 2),
+        "checks": round(t_checks - t_settle, 2),
+        "axe": round(time.perf_counter() - t_checks, 2),
+    }
     return problems
 
 
@@ -729,22 +891,37 @@ def test_page_as_a_reader_sees_it(page, site, server, browser, axe_source):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     stem = SCREENSHOTS / page.removesuffix(".html").replace("/", "__")
     chapter = (site / "_sources" / page.replace(".html", ".ipynb")).is_file()
-    problems = inspect_page(browser, f"{server}/{page}", axe_source,
-                            static_html=(site / page).read_text(encoding="utf-8"), shots=str(stem),
-                            root=site, chapter=chapter)
+    problems = inspect_page(
+        browser,
+        f"{server}/{page}",
+        axe_source,
+        static_html=(site / page).read_text(encoding="utf-8"),
+        shots=str(stem),
+        root=site,
+        chapter=chapter,
+    )
     # every view moves: its first control is moved and another precomputed frame must show
     from widget_probe import probe_views, view_states
 
     browser.set_window_size(1280, 1000)
     for k, state in enumerate(view_states(browser)):
-        narrow = [c["label"] for c in state["controls"] if c["kind"] == "slider" and c["track"] < 50]
+        narrow = [
+            c["label"]
+            for c in state["controls"]
+            if c["kind"] == "slider" and c["track"] < 50
+        ]
         if narrow:
-            problems.setdefault("widgets-move", []).append(f"view {k}: sliders without a track {narrow}")
+            problems.setdefault("widgets-move", []).append(
+                f"view {k}: sliders without a track {narrow}"
+            )
     for k, report in enumerate(probe_views(browser)):
         if report["changed"] is False:
             problems.setdefault("widgets-move", []).append(
-                f"view {k} ({report['figure']}): moving its control ({report['moved']}) changed nothing")
-    if "bd-sidebar-primary" in (site / page).read_text(encoding="utf-8"):  # a page of the theme (not a redirect)
+                f"view {k} ({report['figure']}): moving its control ({report['moved']}) changed nothing"
+            )
+    if "bd-sidebar-primary" in (site / page).read_text(
+        encoding="utf-8"
+    ):  # a page of the theme (not a redirect)
         for kind, items in navigation_problems(browser, f"{server}/{page}").items():
             problems.setdefault(kind, []).extend(items)
     Path(f"{stem}.problems.json").write_text(json.dumps(problems, indent=1))
@@ -755,7 +932,8 @@ def test_page_as_a_reader_sees_it(page, site, server, browser, axe_source):
 # Each check, shown to fail on a deliberately broken page (and to pass on a clean one).
 
 _PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>{head}
@@ -838,8 +1016,12 @@ def test_pages(tmp_path_factory):
     (root / "tiny-text.png").write_bytes(_text_png(400, 12.0))
     (root / "big-text.png").write_bytes(_text_png(300, 20.0))
     (root / "heavy.js").write_text("/*" + "x" * (FIRST_LOAD_BUDGET + 50_000) + "*/")
-    (root / "broken.html").write_text(_PAGE.format(title="Broken", head=BROKEN_HEAD, body=BROKEN_BODY))
-    (root / "clean.html").write_text(_PAGE.format(title="Clean", head="", body=CLEAN_BODY))
+    (root / "broken.html").write_text(
+        _PAGE.format(title="Broken", head=BROKEN_HEAD, body=BROKEN_BODY)
+    )
+    (root / "clean.html").write_text(
+        _PAGE.format(title="Clean", head="", body=CLEAN_BODY)
+    )
     httpd, url = _serve(root)
     yield url
     httpd.shutdown()
@@ -864,19 +1046,36 @@ def _text_png(width, text_px):
 
 @pytest.fixture(scope="module")
 def broken_report(test_pages, browser, axe_source):
-    return inspect_page(browser, f"{test_pages}/broken.html", axe_source, root=_TEST_ROOT["root"], chapter=True)
+    return inspect_page(
+        browser,
+        f"{test_pages}/broken.html",
+        axe_source,
+        root=_TEST_ROOT["root"],
+        chapter=True,
+    )
 
 
-@pytest.mark.parametrize("kind, needle", BROKEN_FAULTS, ids=[f"{k}:{n}" for k, n in BROKEN_FAULTS])
+@pytest.mark.parametrize(
+    "kind, needle", BROKEN_FAULTS, ids=[f"{k}:{n}" for k, n in BROKEN_FAULTS]
+)
 def test_check_flags_broken_page(kind, needle, broken_report):
     found = broken_report.get(kind, [])
-    assert any(needle in item for item in found), \
+    assert any(needle in item for item in found), (
         f"the {kind} check missed {needle!r} on the broken page; it reported {found}"
+    )
 
 
 def test_checks_pass_a_clean_page(test_pages, browser, axe_source):
-    problems = inspect_page(browser, f"{test_pages}/clean.html", axe_source, root=_TEST_ROOT["root"], chapter=True)
-    assert not {k for k in problems if not k.startswith("_")}, _format("clean.html", problems)
+    problems = inspect_page(
+        browser,
+        f"{test_pages}/clean.html",
+        axe_source,
+        root=_TEST_ROOT["root"],
+        chapter=True,
+    )
+    assert not {k for k in problems if not k.startswith("_")}, _format(
+        "clean.html", problems
+    )
 
 
 # The navigation check, on a page whose buttons do nothing (what pydata-sphinx-theme 0.17 did to
@@ -920,7 +1119,10 @@ def nav_pages(tmp_path_factory):
 
 def test_navigation_check_flags_dead_buttons(nav_pages, browser):
     problems = navigation_problems(browser, f"{nav_pages}/dead.html")
-    wide, narrow = problems.get(f"navigation-{WIDE}", []), problems.get(f"navigation-{NARROW}", [])
+    wide, narrow = (
+        problems.get(f"navigation-{WIDE}", []),
+        problems.get(f"navigation-{NARROW}", []),
+    )
     assert any("does not collapse" in p for p in wide), problems
     assert any("☰ (click) opens nothing" in p for p in narrow), problems
     assert any("contents button (Space) opens nothing" in p for p in narrow), problems
@@ -933,7 +1135,10 @@ def test_navigation_check_passes_working_buttons(nav_pages, browser):
 # ----------------------------------------------------------------------------------------------
 # Links: every internal link of every page resolves (a file of the site, and its #anchor there).
 
-_LINK = re.compile(r"""<(?:a|link|img|script|source|iframe)\b[^>]*?\b(?:href|src)=(["'])(.*?)\1""", re.S | re.I)
+_LINK = re.compile(
+    r"""<(?:a|link|img|script|source|iframe)\b[^>]*?\b(?:href|src)=(["'])(.*?)\1""",
+    re.S | re.I,
+)
 
 
 def dead_links(site, pages):
@@ -956,7 +1161,12 @@ def dead_links(site, pages):
         for _, raw in _LINK.findall(text):
             link = html_lib.unescape(raw).strip()
             parts = urlsplit(link)
-            if parts.scheme or parts.netloc or link.startswith(("javascript:", "data:", "mailto:")) or not link:
+            if (
+                parts.scheme
+                or parts.netloc
+                or link.startswith(("javascript:", "data:", "mailto:"))
+                or not link
+            ):
                 continue
             target = path if not parts.path else (path.parent / parts.path).resolve()
             if parts.path.endswith("/") or target.is_dir():
@@ -966,19 +1176,26 @@ def dead_links(site, pages):
                 continue
             frag = parts.fragment
             if frag and target.suffix == ".html" and frag not in anchors(target):
-                out.append(f"{page}: {link} (no #{frag} in {target.relative_to(site).as_posix()})")
+                out.append(
+                    f"{page}: {link} (no #{frag} in {target.relative_to(site).as_posix()})"
+                )
     return sorted(set(out))
 
 
 def test_link_check_flags_dead_links(tmp_path):
-    (tmp_path / "a.html").write_text('<a href="b.html#there">ok</a> <a href="c.html">dead</a> '
-                                     '<a href="b.html#nowhere">dead anchor</a> <img src="x.png" alt="x"> '
-                                     '<a href="https://example.org/">remote</a> <a href="#top">self</a>'
-                                     '<h1 id="top">A</h1>')
+    (tmp_path / "a.html").write_text(
+        '<a href="b.html#there">ok</a> <a href="c.html">dead</a> '
+        '<a href="b.html#nowhere">dead anchor</a> <img src="x.png" alt="x"> '
+        '<a href="https://example.org/">remote</a> <a href="#top">self</a>'
+        '<h1 id="top">A</h1>'
+    )
     (tmp_path / "b.html").write_text('<h1 id="there">B</h1>')
     found = dead_links(tmp_path, ["a.html", "b.html"])
-    assert found == ["a.html: b.html#nowhere (no #nowhere in b.html)", "a.html: c.html (no such file)",
-                     "a.html: x.png (no such file)"], found
+    assert found == [
+        "a.html: b.html#nowhere (no #nowhere in b.html)",
+        "a.html: c.html (no such file)",
+        "a.html: x.png (no such file)",
+    ], found
 
 
 def test_every_internal_link_resolves(site):
@@ -991,7 +1208,10 @@ def test_views_frames_are_files_of_the_site(site):
     embedded, missing, frames = [], [], 0
     for page in PAGES:
         html = (site / page).read_text(encoding="utf-8")
-        if "application/vnd.jupyter.widget-state+json" in html and "data:image/png;base64" in html:
+        if (
+            "application/vnd.jupyter.widget-state+json" in html
+            and "data:image/png;base64" in html
+        ):
             embedded.append(page)
         for ref in set(re.findall(r"((?:\.\./)*_views/[0-9a-f]+\.png)", html)):
             frames += 1
@@ -1005,13 +1225,18 @@ def test_views_frames_are_files_of_the_site(site):
 def test_intro_links_the_print_edition_page_which_never_dead_ends(site):
     """The intro links the print-edition page; it links the PDF when the site has it, else says how to build it."""
     intro = (site / "book" / "intro.html").read_text(encoding="utf-8")
-    assert re.search(r'href="\.\./print-edition\.html"', intro), "the intro does not link print-edition.html"
+    assert re.search(r'href="\.\./print-edition\.html"', intro), (
+        "the intro does not link print-edition.html"
+    )
     page = (site / "print-edition.html").read_text(encoding="utf-8")
     if (site / "dpbook.pdf").is_file():
-        assert 'href="dpbook.pdf"' in page, "the site has dpbook.pdf but its print-edition page does not link it"
+        assert 'href="dpbook.pdf"' in page, (
+            "the site has dpbook.pdf but its print-edition page does not link it"
+        )
     else:
-        assert ".pdf\"" not in page and "tools/print_edition.py" in page, \
+        assert '.pdf"' not in page and "tools/print_edition.py" in page, (
             "without the PDF the print-edition page must say how to build it, and link no PDF"
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1038,15 +1263,24 @@ def test_search_snippets_read_as_text(site, server, browser):
     found = browser.execute_async_script(_SEARCH_JS)
     assert found["items"] > 0 and found["snippets"], f"searching finds nothing: {found}"
     problems = markup_problems("\n".join(found["snippets"]))
-    assert not problems, "search snippets show raw markup:\n  " + "\n  ".join(problems[:10])
+    assert not problems, "search snippets show raw markup:\n  " + "\n  ".join(
+        problems[:10]
+    )
 
 
 def test_one_search_box_at_each_width(site, server, browser):
     for width in (WIDE, NARROW):
         browser.set_window_size(width, 900)
         browser.get(f"{server}/book/intro.html")
-        boxes = [e for e in browser.find_elements("css selector", ".search-button__button, .search-button-field, "
-                                                  ".search-button, input[type=search]") if e.is_displayed()]
+        boxes = [
+            e
+            for e in browser.find_elements(
+                "css selector",
+                ".search-button__button, .search-button-field, "
+                ".search-button, input[type=search]",
+            )
+            if e.is_displayed()
+        ]
         assert len(boxes) == 1, f"{len(boxes)} search boxes/buttons shown at {width} px"
     browser.set_window_size(WIDE, 1000)
 
@@ -1065,35 +1299,59 @@ def _api_html(site):
 def examples_in_field_lists(html):
     """The ``>>>`` lines of docstring examples rendered inside a field list (Parameters, Returns...)."""
     out = []
-    for block in re.findall(r'<dl class="field-list[^"]*">(.*?)</dl>\s*(?=<|$)', html, flags=re.S):
+    for block in re.findall(
+        r'<dl class="field-list[^"]*">(.*?)</dl>\s*(?=<|$)', html, flags=re.S
+    ):
         text = re.sub(r"<[^>]+>", "", block)
-        out.extend(line.strip()[:100] for line in text.splitlines() if "&gt;&gt;&gt;" in line or ">>>" in line)
+        out.extend(
+            line.strip()[:100]
+            for line in text.splitlines()
+            if "&gt;&gt;&gt;" in line or ">>>" in line
+        )
     return out
 
 
 def test_api_check_flags_examples_in_field_lists():
-    broken = ('<dl class="field-list simple"><dt>Returns</dt><dd><ul><li><p><strong>&gt;&gt;&gt; '
-              'mech.bias(0.1)</strong></p></li></ul></dd>\n</dl>')
-    clean = ('<dl class="field-list simple"><dt>Returns</dt><dd><p>float</p></dd>\n</dl>'
-             '<p class="rubric">Examples</p><div class="highlight"><pre>&gt;&gt;&gt; mech.bias(0.1)</pre></div>')
+    broken = (
+        '<dl class="field-list simple"><dt>Returns</dt><dd><ul><li><p><strong>&gt;&gt;&gt; '
+        "mech.bias(0.1)</strong></p></li></ul></dd>\n</dl>"
+    )
+    clean = (
+        '<dl class="field-list simple"><dt>Returns</dt><dd><p>float</p></dd>\n</dl>'
+        '<p class="rubric">Examples</p><div class="highlight"><pre>&gt;&gt;&gt; mech.bias(0.1)</pre></div>'
+    )
     assert examples_in_field_lists(broken) and not examples_in_field_lists(clean)
 
 
 def test_api_examples_render_as_code_blocks(site):
     found = examples_in_field_lists(_api_html(site))
-    assert not found, (f"{len(found)} docstring examples render inside a Parameters/Returns list instead of an "
-                       "Examples section (numpydoc):\n  " + "\n  ".join(found[:20]))
+    assert not found, (
+        f"{len(found)} docstring examples render inside a Parameters/Returns list instead of an "
+        "Examples section (numpydoc):\n  " + "\n  ".join(found[:20])
+    )
 
 
 def test_api_sections_list_what_they_document(site):
     """Every documented class or function of the API page is linked from its section's summary table."""
     html = _api_html(site)
-    documented = set(re.findall(r'<dt class="sig sig-object py" id="dpbook\.([A-Za-z_]\w*)">', html))
-    listed = set(re.findall(r'<table class="autosummary[^"]*">.*?</table>', html, flags=re.S) and
-                 re.findall(r'href="#dpbook\.([A-Za-z_]\w*)"', "".join(
-                     re.findall(r'<table class="autosummary[^"]*">.*?</table>', html, flags=re.S))))
+    documented = set(
+        re.findall(r'<dt class="sig sig-object py" id="dpbook\.([A-Za-z_]\w*)">', html)
+    )
+    listed = set(
+        re.findall(r'<table class="autosummary[^"]*">.*?</table>', html, flags=re.S)
+        and re.findall(
+            r'href="#dpbook\.([A-Za-z_]\w*)"',
+            "".join(
+                re.findall(
+                    r'<table class="autosummary[^"]*">.*?</table>', html, flags=re.S
+                )
+            ),
+        )
+    )
     assert documented, "no documented object found on the API page"
-    assert not documented - listed, f"documented but in no section's contents table: {sorted(documented - listed)}"
+    assert not documented - listed, (
+        f"documented but in no section's contents table: {sorted(documented - listed)}"
+    )
 
 
 # A code cell that starts to overflow only when its web font arrives (what sank a CI run: the theme
@@ -1118,23 +1376,35 @@ class _SlowFontHandler(_QuietHandler):
 
 
 def _late_font_font():
-    for name in ("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
-                 *glob.glob("/usr/share/fonts/**/DejaVuSansMono.ttf", recursive=True)):
+    for name in (
+        "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+        *glob.glob("/usr/share/fonts/**/DejaVuSansMono.ttf", recursive=True),
+    ):
         if Path(name).is_file():
             return Path(name)
     _unavailable("DejaVu Sans Mono (fonts-dejavu-core) is not installed")
 
 
-def test_code_that_overflows_once_its_font_arrives_gets_a_keyboard_stop(tmp_path, browser):
+def test_code_that_overflows_once_its_font_arrives_gets_a_keyboard_stop(
+    tmp_path, browser
+):
     root = tmp_path / "late-font"
     root.mkdir()
     shutil.copy(_late_font_font(), root / "late.ttf")
     shutil.copy(ROOT / "_static" / "dpbook-tabstops.js", root / "dpbook-tabstops.js")
-    text = "i" * 60  # narrow in the fallback face, 470 px in the monospace one that arrives late
-    for name, script in (("without", ""), ("with", '<script src="dpbook-tabstops.js"></script>')):
-        (root / f"{name}.html").write_text(_LATE_FONT_PAGE.format(script=script, text=text))
+    text = (
+        "i" * 60
+    )  # narrow in the fallback face, 470 px in the monospace one that arrives late
+    for name, script in (
+        ("without", ""),
+        ("with", '<script src="dpbook-tabstops.js"></script>'),
+    ):
+        (root / f"{name}.html").write_text(
+            _LATE_FONT_PAGE.format(script=script, text=text)
+        )
     httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_SlowFontHandler, directory=str(root)))
+        ("127.0.0.1", 0), functools.partial(_SlowFontHandler, directory=str(root))
+    )
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}"
     state = {}
@@ -1146,7 +1416,8 @@ def test_code_that_overflows_once_its_font_arrives_gets_a_keyboard_stop(tmp_path
                 "document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => {"
                 "  const e = document.getElementById('code');"
                 "  done({overflows: e.scrollWidth > e.clientWidth, tab: e.tabIndex});"
-                "})));")
+                "})));"
+            )
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -1170,7 +1441,8 @@ function poll() {
   const code = root ? root.querySelectorAll('.jp-CodeCell') : [];
   // every markdown cell rendered by jupyterlab-myst (its output is a .myst widget), every editor
   // drawn, and nothing changed for a second
-  const ready = cells.length > 0 && md.every(c => { const r = c.querySelector('.myst'); return r && r.querySelector('*'); })
+  const ready = cells.length > 0
+    && md.every(c => { const r = c.querySelector('.myst'); return r && r.querySelector('*'); })
     && root.querySelectorAll('.jp-CodeCell .cm-content').length === code.length;
   const sig = cells.length + ':' + (root ? root.querySelectorAll('.myst *').length : 0);
   stable = (ready && sig === last) ? stable + 1 : 0;
@@ -1216,11 +1488,21 @@ indexedDB.databases().then(dbs => Promise.all(dbs.map(db => new Promise(ok => {
 def _notebook_blocks(nb_path):
     """How many theorem-like, exercise and admonition directives the notebook's markdown holds."""
     nb = json.loads(nb_path.read_text(encoding="utf-8"))
-    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    return {"theorems": len(re.findall(r"^(?:`{3,}|:{3,})\{prf:[a-z]+\}", text, re.M)),
-            "exercises": len(re.findall(r"^(?:`{3,}|:{3,})\{exercise", text, re.M)),
-            "admonitions": len(re.findall(r"^(?:`{3,}|:{3,})\{(?:note|tip|warning|important|caution|"
-                                          r"admonition|hint|seealso|attention|danger|error)\}", text, re.M))}
+    text = "\n".join(
+        "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
+    )
+    return {
+        "theorems": len(re.findall(r"^(?:`{3,}|:{3,})\{prf:[a-z]+\}", text, re.M)),
+        "exercises": len(re.findall(r"^(?:`{3,}|:{3,})\{exercise", text, re.M)),
+        "admonitions": len(
+            re.findall(
+                r"^(?:`{3,}|:{3,})\{(?:note|tip|warning|important|caution|"
+                r"admonition|hint|seealso|attention|danger|error)\}",
+                text,
+                re.M,
+            )
+        ),
+    }
 
 
 @pytest.mark.parametrize("notebook", _book_notebooks() or ["<no site>"])
@@ -1236,48 +1518,71 @@ def test_lite_lab_renders_the_chapter(notebook, site, server, browser):
     state = browser.execute_async_script(_LITE_JS, 40)
     assert state["cells"] > 0, f"the lite lab did not open {notebook}"
     # the lab restores the chapters opened before; the one read must be this one
-    assert state["tab"] == notebook.rsplit("/", 1)[-1], f"the lab shows {state['tab']!r}, not {notebook}"
+    assert state["tab"] == notebook.rsplit("/", 1)[-1], (
+        f"the lab shows {state['tab']!r}, not {notebook}"
+    )
     problems = []
     for k, text in enumerate(state["markdown"]):
         problems.extend(f"markdown cell {k}: {item}" for item in markup_problems(text))
-    problems.extend(f"unresolved in the lite lab: {text!r}" for text in state["unresolved"])
+    problems.extend(
+        f"unresolved in the lite lab: {text!r}" for text in state["unresolved"]
+    )
     if not any(LITE_INSTALL_MARK in c for c in state["code"]):
-        problems.append(f"no install cell ({LITE_INSTALL_MARK!r}) among the first code cells: {state['code']}")
+        problems.append(
+            f"no install cell ({LITE_INSTALL_MARK!r}) among the first code cells: {state['code']}"
+        )
     expected = _notebook_blocks(lite)
     for kind, n in expected.items():
         if state[kind] != n:
-            problems.append(f"the notebook has {n} {kind} directives but {state[kind]} rendered as blocks")
+            problems.append(
+                f"the notebook has {n} {kind} directives but {state[kind]} rendered as blocks"
+            )
     assert not problems, f"lite/{notebook}:\n  " + "\n  ".join(problems[:30])
 
 
 def test_lite_site_ships_the_wheel_and_the_notebooks(site):
     lite = site / "lite"
-    assert (lite / "index.html").is_file() and (lite / "lab" / "index.html").is_file(), \
-        "no JupyterLite site at _build/html/lite"
+    assert (lite / "index.html").is_file() and (
+        lite / "lab" / "index.html"
+    ).is_file(), "no JupyterLite site at _build/html/lite"
     config = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"]
-    assert any("pypi/all.json" in u for u in config.get("litePluginSettings", {}).get(
-        "@jupyterlite/pyodide-kernel-extension:kernel", {}).get("pipliteUrls", [])), \
-        "the lite site does not index its own wheels"
-    assert "jupyterlab-myst" in config.get("federated_extensions", [{}]).__repr__(), \
+    assert any(
+        "pypi/all.json" in u
+        for u in config.get("litePluginSettings", {})
+        .get("@jupyterlite/pyodide-kernel-extension:kernel", {})
+        .get("pipliteUrls", [])
+    ), "the lite site does not index its own wheels"
+    assert "jupyterlab-myst" in config.get("federated_extensions", [{}]).__repr__(), (
         "the lite site lacks the jupyterlab-myst extension (MyST markdown would show raw)"
+    )
     index = json.loads((lite / "pypi" / "all.json").read_text())
-    assert "dpbook" in index, f"dpbook is not in the lite piplite index: {sorted(index)}"
+    assert "dpbook" in index, (
+        f"dpbook is not in the lite piplite index: {sorted(index)}"
+    )
     wheels = sorted((lite / "pypi").glob("dpbook-*-py3-none-any.whl"))
     assert wheels, "no pure-Python dpbook wheel in the lite site"
     with zipfile.ZipFile(wheels[-1]) as whl:
         names = set(whl.namelist())
     for package in ("dpbook", "dpbook_book"):
-        modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / package).rglob("*.py")
-                   if "__pycache__" not in p.parts}
-        assert f"{package}/__init__.py" in names and modules <= names, \
+        modules = {
+            p.relative_to(ROOT).as_posix()
+            for p in (ROOT / package).rglob("*.py")
+            if "__pycache__" not in p.parts
+        }
+        assert f"{package}/__init__.py" in names and modules <= names, (
             f"the lite wheel lacks {sorted(modules - names) or package}"
+        )
     for nb in _book_notebooks():
         assert (lite / "files" / nb).is_file(), f"{nb} is not in the lite site"
 
 
 def test_launch_buttons_point_into_the_site(site):
-    chapters = [p for p in PAGES if p.startswith("book/") and (site / "_sources" / p.replace(
-        ".html", ".ipynb")).is_file()]
+    chapters = [
+        p
+        for p in PAGES
+        if p.startswith("book/")
+        and (site / "_sources" / p.replace(".html", ".ipynb")).is_file()
+    ]
     if not chapters:
         pytest.skip("no notebook chapter in the site yet")
     for page in chapters:
@@ -1287,18 +1592,28 @@ def test_launch_buttons_point_into_the_site(site):
         links = re.findall(r'href="([^"]*lite/lab/index\.html\?path=[^"]+)"', html)
         assert links, f"{page} has no JupyterLite launch button"
         target, path = links[0].split("?path=")
-        assert ((site / page).parent / target).resolve() == (site / "lite/lab/index.html").resolve()
-        assert (site / "lite" / "files" / path).is_file(), f"{page} launches a missing {path}"
+        assert ((site / page).parent / target).resolve() == (
+            site / "lite/lab/index.html"
+        ).resolve()
+        assert (site / "lite" / "files" / path).is_file(), (
+            f"{page} launches a missing {path}"
+        )
 
 
 def _run_times(status_html):
     """(notebook, seconds) rows of the {nb-exec-table} on the status page."""
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", status_html, flags=re.S)
-    header = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<th[^>]*>(.*?)</th>", rows[0], re.S)]
+    header = [
+        re.sub(r"<[^>]+>", "", c).strip()
+        for c in re.findall(r"<th[^>]*>(.*?)</th>", rows[0], re.S)
+    ]
     col_doc, col_time = header.index("Document"), header.index("Run Time (s)")
     out = []
     for row in rows[1:]:
-        cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        cells = [
+            re.sub(r"<[^>]+>", "", c).strip()
+            for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        ]
         if len(cells) == len(header) and cells[col_time]:
             out.append((cells[col_doc], float(cells[col_time])))
     return out
@@ -1312,8 +1627,12 @@ def test_status_page_and_execution_budget(site):
         pytest.skip("no status page in the site")
     times = _run_times(status.read_text(encoding="utf-8"))
     notebooks = _book_notebooks()
-    assert len(times) == len(notebooks), f"status table rows {times} vs notebooks {notebooks}"
+    assert len(times) == len(notebooks), (
+        f"status table rows {times} vs notebooks {notebooks}"
+    )
     total = sum(t for _, t in times)
     slow = [(doc, t) for doc, t in times if t > PER_CHAPTER_BUDGET]
     assert not slow, f"chapters over {PER_CHAPTER_BUDGET:.0f} s: {slow}"
-    assert total < BOOK_BUDGET, f"the book executes in {total:.0f} s (budget {BOOK_BUDGET:.0f} s)"
+    assert total < BOOK_BUDGET, (
+        f"the book executes in {total:.0f} s (budget {BOOK_BUDGET:.0f} s)"
+    )

@@ -24,8 +24,11 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = ast.literal_eval(
-    next(line.split("=", 1)[1].strip() for line in (ROOT / "dpbook" / "_version.py").read_text().splitlines()
-         if line.startswith("__version__"))
+    next(
+        line.split("=", 1)[1].strip()
+        for line in (ROOT / "dpbook" / "_version.py").read_text().splitlines()
+        if line.startswith("__version__")
+    )
 )
 # the test harness in the fresh environment (not dependencies of dpbook), pinned like requirements.txt
 HARNESS = ["pytest==9.2.0", "nbclient==0.11.0", "ipykernel==7.4.0"]
@@ -34,7 +37,9 @@ CHAPTER = ROOT / "book" / "part1" / "ch01_dp_laplace.ipynb"
 
 def _run(cmd, **kw):
     res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    assert res.returncode == 0, f"{cmd}\n--- stdout\n{res.stdout[-4000:]}\n--- stderr\n{res.stderr[-4000:]}"
+    assert res.returncode == 0, (
+        f"{cmd}\n--- stdout\n{res.stdout[-4000:]}\n--- stderr\n{res.stderr[-4000:]}"
+    )
     return res.stdout
 
 
@@ -62,8 +67,15 @@ def _pins(path):
     pins = []
     for name in ("requirements.txt", "constraints.txt"):
         if (ROOT / name).is_file():
-            lines = (line.split("#")[0].strip() for line in (ROOT / name).read_text().splitlines())
-            pins += [line for line in lines if "==" in line and not line.lower().startswith(("-", "dpbook"))]
+            lines = (
+                line.split("#")[0].strip()
+                for line in (ROOT / name).read_text().splitlines()
+            )
+            pins += [
+                line
+                for line in lines
+                if "==" in line and not line.lower().startswith(("-", "dpbook"))
+            ]
     path.write_text("\n".join(pins) + "\n")
     return path
 
@@ -75,7 +87,16 @@ def venv(dist, tmp_path_factory):
     home = tmp_path_factory.mktemp("venv")
     _run([sys.executable, "-m", "venv", home / "env"])
     python = home / "env" / "bin" / "python"
-    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c", _pins(home / "pins.txt")]
+    pip = [
+        python,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-c",
+        _pins(home / "pins.txt"),
+    ]
     _run([*pip, dist[0]])
     work = home / "work"
     work.mkdir()
@@ -92,12 +113,22 @@ def test_wheel_holds_the_library_the_support_package_and_the_licence(dist):
     info = f"dpbook-{VERSION}.dist-info"
     assert {n.split("/")[0] for n in names} == {"dpbook", "dpbook_book", info}
     assert "dpbook/interop/opendp.py" in names and "dpbook_book/exercises.py" in names
-    assert not [n for n in names if n.endswith(".ipynb") or "/tests/" in n or n.startswith(("book/", "tools/"))]
+    assert not [
+        n
+        for n in names
+        if n.endswith(".ipynb") or "/tests/" in n or n.startswith(("book/", "tools/"))
+    ]
     assert f"{info}/licenses/LICENSE" in names
     meta = zipfile.ZipFile(dist[0]).read(f"{info}/METADATA").decode()
     assert f"\nVersion: {VERSION}\n" in meta
-    assert "\nLicense-Expression: BSD-3-Clause\n" in meta and "\nLicense-File: LICENSE\n" in meta
-    assert "BSD 3-Clause License" in zipfile.ZipFile(dist[0]).read(f"{info}/licenses/LICENSE").decode()
+    assert (
+        "\nLicense-Expression: BSD-3-Clause\n" in meta
+        and "\nLicense-File: LICENSE\n" in meta
+    )
+    assert (
+        "BSD 3-Clause License"
+        in zipfile.ZipFile(dist[0]).read(f"{info}/licenses/LICENSE").decode()
+    )
 
 
 def test_import_dpbook_imports_only_numpy_and_scipy(venv):
@@ -125,8 +156,24 @@ def test_import_dpbook_imports_only_numpy_and_scipy(venv):
 def test_doctests_pass_from_the_installed_package(dist, venv):
     python, work, pip = venv
     _run([*pip, f"{dist[0]}[peers]", *HARNESS])  # the adapters' examples need the peers
-    out = _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", work,
-                "--doctest-modules", "--pyargs", "dpbook"], cwd=work)
+    out = _run(
+        [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-c",
+            os.devnull,
+            "--rootdir",
+            work,
+            "--doctest-modules",
+            "--pyargs",
+            "dpbook",
+        ],
+        cwd=work,
+    )
     assert " passed" in out and "failed" not in out, out
 
 
@@ -136,13 +183,27 @@ def test_a_chapter_runs_with_the_book_extra(dist, venv):
     shutil.copy2(CHAPTER, work / CHAPTER.name)
     # the environment's own kernel (ipykernel's native "python3", no user kernel spec in the way); a last
     # cell says which Python ran the chapter and which dpbook it imported
-    code = ("import sys, nbformat; from nbclient import NotebookClient; nb = nbformat.read(sys.argv[1], 4); "
-            "nb.cells.append(nbformat.v4.new_code_cell('import sys, dpbook; print(sys.executable); print(dpbook.__file__)')); "
-            "NotebookClient(nb, timeout=600, kernel_name='python3', resources={'metadata': {'path': '.'}}).execute(); "
-            "print(sum(c.cell_type == 'code' for c in nb.cells)); print(nb.cells[-1].outputs[0]['text'])")
-    env = {**os.environ, "MPLBACKEND": "Agg", "HOME": str(work), "JUPYTER_DATA_DIR": str(work / "jupyter")}
+    code = (
+        "import sys, nbformat; from nbclient import NotebookClient; nb = nbformat.read(sys.argv[1], 4); "
+        "nb.cells.append(nbformat.v4.new_code_cell("
+        "'import sys, dpbook; print(sys.executable); print(dpbook.__file__)')); "
+        "NotebookClient(nb, timeout=600, kernel_name='python3', resources={'metadata': {'path': '.'}}).execute(); "
+        "print(sum(c.cell_type == 'code' for c in nb.cells)); print(nb.cells[-1].outputs[0]['text'])"
+    )
+    env = {
+        **os.environ,
+        "MPLBACKEND": "Agg",
+        "HOME": str(work),
+        "JUPYTER_DATA_DIR": str(work / "jupyter"),
+    }
     for name in ("PYTHONPATH", "JUPYTER_PATH"):
         env.pop(name, None)
-    cells, executable, path = _run([python, "-c", code, CHAPTER.name], cwd=work, env=env).split()
+    cells, executable, path = _run(
+        [python, "-c", code, CHAPTER.name], cwd=work, env=env
+    ).split()
     assert int(cells) > 10
-    assert Path(executable).parent == python.parent and "site-packages" in path and str(ROOT) not in path
+    assert (
+        Path(executable).parent == python.parent
+        and "site-packages" in path
+        and str(ROOT) not in path
+    )

@@ -62,11 +62,16 @@ def move_control(driver, view_index, control_index=0):
     if "widget-dropdown" in control.get_attribute("class"):
         select = Select(control.find_element(By.TAG_NAME, "select"))
         n = len(select.options)
-        i = [o.get_attribute("value") for o in select.options].index(select.first_selected_option.get_attribute("value"))
+        i = [o.get_attribute("value") for o in select.options].index(
+            select.first_selected_option.get_attribute("value")
+        )
         select.select_by_index((i + 1) % n)
         return f"dropdown -> option {(i + 1) % n}"
     handle = control.find_element(By.CSS_SELECTOR, ".noUi-handle")
-    now, top = handle.get_attribute("aria-valuenow"), handle.get_attribute("aria-valuemax")
+    now, top = (
+        handle.get_attribute("aria-valuenow"),
+        handle.get_attribute("aria-valuemax"),
+    )
     key = Keys.ARROW_LEFT if now is not None and now == top else Keys.ARROW_RIGHT
     handle.send_keys(key)
     return "slider " + ("left" if key == Keys.ARROW_LEFT else "right")
@@ -89,6 +94,8 @@ def probe_views(driver, settle=0.5):
             if after != before["shown"] or time.monotonic() > deadline:
                 break
             time.sleep(settle)
-        report.update(after=after, changed=(len(after) == 1 and after != before["shown"]))
+        report.update(
+            after=after, changed=(len(after) == 1 and after != before["shown"])
+        )
         reports.append(report)
     return reports

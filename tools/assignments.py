@@ -57,7 +57,9 @@ from pathlib import Path
 try:
     import nbformat
 except ImportError as err:  # pragma: no cover - the message is the point
-    raise ImportError('tools/assignments.py needs nbformat: pip install -r requirements.txt') from err
+    raise ImportError(
+        "tools/assignments.py needs nbformat: pip install -r requirements.txt"
+    ) from err
 
 from dpbook_book import exercises
 
@@ -68,12 +70,24 @@ BOOK = ROOT / "book"
 PYTHON_VERSION = "3.11"
 #: the packages the assignments import besides dpbook itself, pinned in the autograder's requirements
 #: as requirements.txt pins them (or, if it does not, as this environment has them)
-AUTOGRADER_PACKAGES = ("numpy", "scipy", "matplotlib", "ipywidgets", "ipython", "pillow", "nbformat")
+AUTOGRADER_PACKAGES = (
+    "numpy",
+    "scipy",
+    "matplotlib",
+    "ipywidgets",
+    "ipython",
+    "pillow",
+    "nbformat",
+)
 #: where the autograder zip keeps the dpbook wheel (otter puts a question's ``files`` under ``files/``;
 #: Gradescope's set-up installs the requirements from the folder the zip is unpacked in)
 WHEEL_DIR = "files"
 
-md, code, raw = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell, nbformat.v4.new_raw_cell
+md, code, raw = (
+    nbformat.v4.new_markdown_cell,
+    nbformat.v4.new_code_cell,
+    nbformat.v4.new_raw_cell,
+)
 
 
 # --- the book's cross-references as text ----------------------------------------------------------
@@ -81,7 +95,9 @@ md, code, raw = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell, nbform
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.M)
 _DOLLAR_EQ = re.compile(r"\$\$\s*\((?P<label>[A-Za-z0-9_:-]+)\)\s*$", re.M)
 _TARGET = re.compile(r"^\((?P<label>[A-Za-z0-9_:-]+)\)=\s*\n#+\s*(?P<title>.+)$", re.M)
-_ROLE = re.compile(r"\{(?P<role>cite:t|cite:p|cite|prf:ref|ref|numref|eq|doc)\}`(?P<target>[^`]*)`")
+_ROLE = re.compile(
+    r"\{(?P<role>cite:t|cite:p|cite|prf:ref|ref|numref|eq|doc)\}`(?P<target>[^`]*)`"
+)
 
 
 def chapter_number(path):
@@ -122,8 +138,12 @@ def reference_texts(book=BOOK):
             events = []  # (line index, kind, label) in order of appearance
             for i, line in enumerate(lines):
                 m = exercises.OPEN.match(line)
-                if m and (m["name"].startswith("prf:") or m["name"] in ("exercise", "math")):
-                    block = "\n".join(lines[i + 1: exercises.directive_end(lines, i, m["fence"])])
+                if m and (
+                    m["name"].startswith("prf:") or m["name"] in ("exercise", "math")
+                ):
+                    block = "\n".join(
+                        lines[i + 1 : exercises.directive_end(lines, i, m["fence"])]
+                    )
                     lab = _LABEL.search(block)
                     if lab:
                         events.append((i, m["name"], lab.group(1)))
@@ -146,7 +166,9 @@ def reference_texts(book=BOOK):
 def _bib(book=BOOK):
     """``{key: (authors, year)}`` from the book's references.bib (as the site's author-year style)."""
     sys.path.insert(0, str(ROOT / "_ext"))
-    from dpbook_site import author_year  # the lite lab's citations, written the same way
+    from dpbook_site import (
+        author_year,
+    )  # the lite lab's citations, written the same way
 
     bib = Path(book).parent / "references.bib"
     return author_year(bib) if bib.is_file() else {}
@@ -157,7 +179,9 @@ def plain_references(text, refs, bib, unresolved=None):
 
     def one(m):
         role, target = m["role"], m["target"].strip()
-        explicit = re.match(r"^(?P<title>.+?)\s*<(?P<label>[^>]+)>$", target, flags=re.S)
+        explicit = re.match(
+            r"^(?P<title>.+?)\s*<(?P<label>[^>]+)>$", target, flags=re.S
+        )
         if explicit:
             return explicit["title"].strip()
         if role.startswith("cite"):
@@ -179,12 +203,17 @@ def plain_references(text, refs, bib, unresolved=None):
 
 # --- one assignment --------------------------------------------------------------------------------
 
-_CHECK_LINE = re.compile(r"You can check your result with\s+`[^`]*`[^\n]*(?:\n(?!\s*\n)[^\n]*)*", re.S)
+_CHECK_LINE = re.compile(
+    r"You can check your result with\s+`[^`]*`[^\n]*(?:\n(?!\s*\n)[^\n]*)*", re.S
+)
 
 #: the words with which a statement asks for more than a number: such a part becomes a written question
-WRITTEN = re.compile(r"\b(derive|explain|compare|prove|show that|why|discuss|interpret|justify|argue|comment|"
-                     r"describe|what happens|which is|where does|closed form|does any|for which|give an? |"
-                     r"is it|does it|in words)\b", re.I)
+WRITTEN = re.compile(
+    r"\b(derive|explain|compare|prove|show that|why|discuss|interpret|justify|argue|comment|"
+    r"describe|what happens|which is|where does|closed form|does any|for which|give an? |"
+    r"is it|does it|in words)\b",
+    re.I,
+)
 
 #: default points: an autograded question, and a written one
 DEFAULT_POINTS = {"auto": 1, "written": 1}
@@ -197,24 +226,36 @@ def written_label(label):
 
 def _variant_call(node):
     """Whether the statement ``node`` is ``targets = variant(...)``."""
-    return (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Name) and node.value.func.id == "variant")
+    return (
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "variant"
+    )
 
 
 def _fix_parameters(code_text, values):
     """The code with each ``targets = variant(...)`` statement replaced by ``targets = values``."""
     tree = ast.parse(code_text)
     lines = code_text.splitlines()
-    for node in sorted((n for n in ast.walk(tree) if _variant_call(n)), key=lambda n: -n.lineno):
-        label = node.value.args[0].value if node.value.args and isinstance(node.value.args[0], ast.Constant) else None
+    for node in sorted(
+        (n for n in ast.walk(tree) if _variant_call(n)), key=lambda n: -n.lineno
+    ):
+        label = (
+            node.value.args[0].value
+            if node.value.args and isinstance(node.value.args[0], ast.Constant)
+            else None
+        )
         names = [k.arg for k in node.value.keywords]
         drawn = [values[label][n] for n in names] if label in values else None
         if drawn is None:
-            raise ValueError(f"variant({label!r}, ...) declares parameters that did not run")
+            raise ValueError(
+                f"variant({label!r}, ...) declares parameters that did not run"
+            )
         value = repr(drawn[0]) if len(drawn) == 1 else ", ".join(repr(v) for v in drawn)
         targets = " = ".join(ast.unparse(t) for t in node.targets)
         indent = lines[node.lineno - 1][: node.col_offset]
-        lines[node.lineno - 1: node.end_lineno] = [f"{indent}{targets} = {value}"]
+        lines[node.lineno - 1 : node.end_lineno] = [f"{indent}{targets} = {value}"]
     return "\n".join(lines)
 
 
@@ -236,20 +277,26 @@ def _solution_cell(ex, var, values=None):
         before = lines[: call.lineno - 1]
         while before and before[-1].lstrip().startswith("#"):
             before.pop()
-        after = lines[call.end_lineno:]
+        after = lines[call.end_lineno :]
         body = "\n\n".join(c.strip("\n") for c in cells[:k]) + ("\n\n" if k else "")
         body += "\n".join(before + after).strip("\n")
-        return (f"# BEGIN SOLUTION NO PROMPT\n{body.strip()}\n# END SOLUTION\n"
-                f"{var} = {value}  # SOLUTION")
-    raise ValueError(f"the solution of {ex.label!r} has no answer({ex.label!r}, ...) call")
+        return (
+            f"# BEGIN SOLUTION NO PROMPT\n{body.strip()}\n# END SOLUTION\n"
+            f"{var} = {value}  # SOLUTION"
+        )
+    raise ValueError(
+        f"the solution of {ex.label!r} has no answer({ex.label!r}, ...) call"
+    )
 
 
 def _public_test(var, label, n, describe):
-    return (f"def test_form({var}):\n"
-            f"    from dpbook_book.classroom import form\n"
-            f"    problem = form({label!r}, {var!r}, {var}, {n}, {describe!r})\n"
-            f"    assert problem is None, problem\n"
-            f"test_form({var})")
+    return (
+        f"def test_form({var}):\n"
+        f"    from dpbook_book.classroom import form\n"
+        f"    problem = form({label!r}, {var!r}, {var}, {n}, {describe!r})\n"
+        f"    assert problem is None, problem\n"
+        f"test_form({var})"
+    )
 
 
 def _hidden_test(var, ans, entry=None):
@@ -257,23 +304,27 @@ def _hidden_test(var, ans, entry=None):
     values = ", ".join(repr(v) for v in ans.values)
     name = "test_value" if entry is None else f"test_entry_{entry + 1}"
     n = len(ans.values)
-    lines = ["# HIDDEN",
-             f"def {name}({var}):",
-             "    from dpbook_book.classroom import compare, form",
-             "    from dpbook_book.exercises import make_answer",
-             f"    problem = form({ans.label!r}, {var!r}, {var}, {n}, {ans.describe()!r})",
-             "    assert problem is None, problem",
-             f"    answer = make_answer({ans.label!r}, [{values}], rel_tol={ans.rel_tol!r}, abs_tol={ans.abs_tol!r},",
-             f"                         expects={ans.expects!r})",
-             f"    verdict = compare(answer, {var})"]
+    lines = [
+        "# HIDDEN",
+        f"def {name}({var}):",
+        "    from dpbook_book.classroom import compare, form",
+        "    from dpbook_book.exercises import make_answer",
+        f"    problem = form({ans.label!r}, {var!r}, {var}, {n}, {ans.describe()!r})",
+        "    assert problem is None, problem",
+        f"    answer = make_answer({ans.label!r}, [{values}], rel_tol={ans.rel_tol!r}, abs_tol={ans.abs_tol!r},",
+        f"                         expects={ans.expects!r})",
+        f"    verdict = compare(answer, {var})",
+    ]
     if entry is None:
         lines.append("    assert verdict.correct, verdict.message")
     else:
-        lines += ["    import numpy as np",
-                  f"    entry = {entry}",
-                  f"    ok = compare(make_answer({ans.label!r}, [{ans.values[entry]!r}], rel_tol={ans.rel_tol!r}, "
-                  f"abs_tol={ans.abs_tol!r}), np.asarray({var}, dtype=float).ravel()[entry]).correct",
-                  "    assert ok, verdict.message"]
+        lines += [
+            "    import numpy as np",
+            f"    entry = {entry}",
+            f"    ok = compare(make_answer({ans.label!r}, [{ans.values[entry]!r}], rel_tol={ans.rel_tol!r}, "
+            f"abs_tol={ans.abs_tol!r}), np.asarray({var}, dtype=float).ravel()[entry]).correct",
+            "    assert ok, verdict.message",
+        ]
     lines.append(f"{name}({var})")
     return "\n".join(lines)
 
@@ -287,7 +338,9 @@ def read_points(folder):
         return {}
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping of question -> points, got {type(data).__name__}")
+        raise ValueError(
+            f"{path}: expected a mapping of question -> points, got {type(data).__name__}"
+        )
     out = {}
     for q, v in data.items():
         partial = True
@@ -297,7 +350,9 @@ def read_points(folder):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
             raise ValueError(f"{path}: points of {q} must be a number >= 0, got {v!r}")
         if not isinstance(partial, bool):
-            raise ValueError(f"{path}: partial of {q} must be true or false, got {partial!r}")
+            raise ValueError(
+                f"{path}: partial of {q} must be true or false, got {partial!r}"
+            )
         out[str(q)] = (v, partial)
     return out
 
@@ -307,11 +362,17 @@ def _write_points(folder, rows):
     path = Path(folder) / "points.yml"
     if path.is_file():
         return
-    lines = ["# Points of each question of this assignment: `question: points`, or `question: {points: 2, partial: false}`",
-             "# (an autograded question then gets its points only when every entry is right; by default each",
-             "# entry earns its share). Read by tools/assignments.py each time the assignment is written."]
+    lines = [
+        "# Points of each question of this assignment: `question: points`, or `question: {points: 2, partial: false}`",
+        "# (an autograded question then gets its points only when every entry is right; by default each",
+        "# entry earns its share). Read by tools/assignments.py each time the assignment is written.",
+    ]
     for q, pts, partial, what in rows:
-        lines.append(f"{q}: {pts}  # {what}" if partial else f"{q}: {{points: {pts}, partial: false}}  # {what}")
+        lines.append(
+            f"{q}: {pts}  # {what}"
+            if partial
+            else f"{q}: {{points: {pts}, partial: false}}  # {what}"
+        )
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -322,7 +383,9 @@ def _statement(ex, params, refs, bib, unresolved):
     for name, (p, value) in params.items():
         for canon, drawn in zip(p.canonical_text(), p.drawn_text(value)):
             if canon not in statement:
-                raise ValueError(f"{ex.label}: the statement does not write parameter {name} as {canon!r}")
+                raise ValueError(
+                    f"{ex.label}: the statement does not write parameter {name} as {canon!r}"
+                )
             statement = statement.replace(canon, drawn)
     return plain_references(statement, refs, bib, unresolved)
 
@@ -356,20 +419,33 @@ def install_cell(k):
         "# Colab or a fresh environment: install the book's library and the grader if they are missing\n"
         "# (with the book's requirements installed, this does nothing).\n"
         "import importlib.util\n"
-        "if importlib.util.find_spec(\"dpbook_book\") is None or importlib.util.find_spec(\"otter\") is None:\n"
-        f"    %pip install --quiet \"dpbook[book,teach] @ git+https://github.com/dpbook/dpbook{ref}\"",
-        metadata={"tags": ["otter_ignore"]})
+        'if importlib.util.find_spec("dpbook_book") is None or importlib.util.find_spec("otter") is None:\n'
+        f'    %pip install --quiet "dpbook[book,teach] @ git+https://github.com/dpbook/dpbook{ref}"',
+        metadata={"tags": ["otter_ignore"]},
+    )
 
 
 def _commit():
     try:
-        run = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=20)
+        run = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
-    return run.stdout.strip() if run.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", run.stdout.strip()) else None
+    return (
+        run.stdout.strip()
+        if run.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", run.stdout.strip())
+        else None
+    )
 
 
-def assignment_notebook(chapter, book=BOOK, refs=None, bib=None, variant=None, points=None, extra=()):
+def assignment_notebook(
+    chapter, book=BOOK, refs=None, bib=None, variant=None, points=None, extra=()
+):
     """The otter-grader source notebook of ``chapter`` (a path), or None if it has no exercise.
 
     ``variant``: None (the book's values) or a seed; ``points``: ``{question: (points, partial)}``
@@ -389,13 +465,18 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None, variant=None, p
         return None, []
     setup = exercises.setup_cells(chapter)
     if not setup:
-        raise ValueError(f"{chapter.name} has exercises but no cell tagged {exercises.SETUP_TAG!r}")
+        raise ValueError(
+            f"{chapter.name} has exercises but no cell tagged {exercises.SETUP_TAG!r}"
+        )
     name = f"ch{k:02d}"
     config = {
         "name": name,
         "init_cell": False,  # written below, after the install cell
         "check_all_cell": True,
-        "export_cell": {"pdf": False, "instructions": "Hand in the zip file this cell writes."},
+        "export_cell": {
+            "pdf": False,
+            "instructions": "Hand in the zip file this cell writes.",
+        },
         "run_tests": True,
         "requirements": "requirements.txt",
         "autograder_files": [],  # the dpbook wheel, in the zip's files/ (not in the student's folder)
@@ -405,21 +486,36 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None, variant=None, p
     }
     import yaml
 
-    cells = [raw("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False).strip()), install_cell(k)]
-    cells.append(md(
-        f"# Chapter {k} exercises: {title}\n\n"
-        f"The exercises of Chapter {k} of *Differential Privacy for Bounded and Nonnegative Statistics*. "
-        f"Run the install cell above and the set-up cells below, then for each question with a "
-        f"numeric answer write your code and assign your answer to the variable it names, replacing the `...`; "
-        f"answer each written question in the text cell below it. `grader.check(...)` runs the question's "
-        f"public test, which checks that your answer cell ran and the answer's form (how many numbers, all "
-        f"finite); its value is checked when the notebook is graded, within the tolerance the question "
-        f"states. Every random draw comes from the generator the set-up cell seeds, so the grader draws "
-        f"what you draw."))
-    cells.append(code(f"# Initialize Otter\nimport otter\ngrader = otter.Notebook(\"{name}.ipynb\")"))
+    cells = [
+        raw("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False).strip()),
+        install_cell(k),
+    ]
+    cells.append(
+        md(
+            f"# Chapter {k} exercises: {title}\n\n"
+            f"The exercises of Chapter {k} of *Differential Privacy for Bounded and Nonnegative Statistics*. "
+            f"Run the install cell above and the set-up cells below, then for each question with a "
+            f"numeric answer write your code and assign your answer to the variable it names, replacing the `...`; "
+            f"answer each written question in the text cell below it. `grader.check(...)` runs the question's "
+            f"public test, which checks that your answer cell ran and the answer's form (how many numbers, all "
+            f"finite); its value is checked when the notebook is graded, within the tolerance the question "
+            f"states. Every random draw comes from the generator the set-up cell seeds, so the grader draws "
+            f"what you draw."
+        )
+    )
+    cells.append(
+        code(
+            f'# Initialize Otter\nimport otter\ngrader = otter.Notebook("{name}.ipynb")'
+        )
+    )
     setup_code = "\n\n".join(c.strip("\n") for c in setup)
-    cells.append(code(setup_code + "\n\n# an answer cell that raises is reported as such by the checks\n"
-                      "from dpbook_book.classroom import watch\n_ = watch()"))
+    cells.append(
+        code(
+            setup_code
+            + "\n\n# an answer cell that raises is reported as such by the checks\n"
+            "from dpbook_book.classroom import watch\n_ = watch()"
+        )
+    )
     unresolved, questions, body, values, covered = [], [], [], {}, []
     for ex in every:
         heading = refs.get(ex.label, "Exercise")
@@ -440,7 +536,9 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None, variant=None, p
             if partial:
                 tests += [code(_hidden_test(var, ans, i)) for i in range(n)]
                 share = round(pts / n, 6)
-                per = [0] + [share] * (n - 1) + [round(pts - share * (n - 1), 6)]  # the shares add up to pts
+                per = (
+                    [0] + [share] * (n - 1) + [round(pts - share * (n - 1), 6)]
+                )  # the shares add up to pts
                 credit = f"each of its {n} numbers earns {pts / n:.3g} point(s)"
             else:
                 tests.append(code(_hidden_test(var, ans)))
@@ -448,8 +546,10 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None, variant=None, p
                 credit = f"{pts:g} point(s), all or nothing"
             body += [
                 raw(f"# BEGIN QUESTION\nname: {ex.label}\npoints: {per}"),
-                md(f"### {heading}\n\n{statement}\n\n**Your answer:** assign to `{var}` {n} number(s): {what}. "
-                   f"It counts as right within {ans.tolerance()} of dpbook's answer ({credit})."),
+                md(
+                    f"### {heading}\n\n{statement}\n\n**Your answer:** assign to `{var}` {n} number(s): {what}. "
+                    f"It counts as right within {ans.tolerance()} of dpbook's answer ({credit})."
+                ),
                 raw("# BEGIN SOLUTION"),
                 code(_solution_cell(ex, var, values)),
                 raw("# END SOLUTION"),
@@ -463,17 +563,28 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None, variant=None, p
         if not ex.numeric or WRITTEN.search(_CHECK_LINE.sub("", ex.statement)):
             wl = written_label(ex.label)
             pts, _ = points.get(wl, (DEFAULT_POINTS["written"], True))
-            ask = ("the derivation, explanation or comparison the exercise asks for" if ex.numeric
-                   else "your answer to the exercise")
-            rubric = plain_references(ex.prose, refs, bib, unresolved).strip() or "(the solution is code only)"
-            intro = (f"### {heading}, written part\n\nWrite {ask}" + (" (the numbers go in the question above)."
-                     if ex.numeric else f".\n\n{statement}"))
+            ask = (
+                "the derivation, explanation or comparison the exercise asks for"
+                if ex.numeric
+                else "your answer to the exercise"
+            )
+            rubric = (
+                plain_references(ex.prose, refs, bib, unresolved).strip()
+                or "(the solution is code only)"
+            )
+            intro = f"### {heading}, written part\n\nWrite {ask}" + (
+                " (the numbers go in the question above)."
+                if ex.numeric
+                else f".\n\n{statement}"
+            )
             body += [
                 raw(f"# BEGIN QUESTION\nname: {wl}\nmanual: true\npoints: {pts}"),
                 md(intro),
                 raw("# BEGIN SOLUTION"),
-                md(f"**Rubric** (from the book's solution; full marks for an answer that makes these points):\n\n"
-                   f"{rubric}"),
+                md(
+                    f"**Rubric** (from the book's solution; full marks for an answer that makes these points):\n\n"
+                    f"{rubric}"
+                ),
                 raw("# END SOLUTION"),
                 raw("# END QUESTION"),
             ]
@@ -481,21 +592,42 @@ def assignment_notebook(chapter, book=BOOK, refs=None, bib=None, variant=None, p
             parts.append(f"`{wl}`: written, graded by hand, {pts:g} point(s)")
         covered.append(f"| {heading} | {'; '.join(parts)} |")
     if unresolved:
-        raise ValueError(f"{chapter.name}: references the assignment cannot write out: {sorted(set(unresolved))}")
+        raise ValueError(
+            f"{chapter.name}: references the assignment cannot write out: {sorted(set(unresolved))}"
+        )
     ours = {q for q, *_ in questions}
     extra = list(extra)
-    teacher = sorted({m.group(1) for c in extra if c.cell_type == "raw"
-                      for m in [re.search(r"^name:\s*(\S+)", c.source, flags=re.M)] if m} - ours)
-    table = ("## What this assignment covers\n\nEvery exercise of the chapter, each as the questions below"
-             + (f" (variant {variant})" if variant is not None else "") + ":\n\n| Exercise | Questions |\n|---|---|\n"
-             + "\n".join(covered))
+    teacher = sorted(
+        {
+            m.group(1)
+            for c in extra
+            if c.cell_type == "raw"
+            for m in [re.search(r"^name:\s*(\S+)", c.source, flags=re.M)]
+            if m
+        }
+        - ours
+    )
+    table = (
+        "## What this assignment covers\n\nEvery exercise of the chapter, each as the questions below"
+        + (f" (variant {variant})" if variant is not None else "")
+        + ":\n\n| Exercise | Questions |\n|---|---|\n"
+        + "\n".join(covered)
+    )
     if teacher:
-        table += "\n\nand the instructor's own question(s): " + ", ".join(f"`{t}`" for t in teacher) + "."
+        table += (
+            "\n\nand the instructor's own question(s): "
+            + ", ".join(f"`{t}`" for t in teacher)
+            + "."
+        )
     cells.append(md(table))
     cells += body + extra
     questions += [(t, None, None, "the instructor's") for t in teacher]
     nb = nbformat.v4.new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata["dpbook"] = {"chapter": k, "variant": variant, "parameters": values}
     return nb, questions
@@ -510,28 +642,59 @@ def solutions_manual(chapter, book=BOOK, refs=None, bib=None, variant=None):
     bib = _bib(book) if bib is None else bib
     title = chapter_title(nbformat.read(chapter, as_version=4))
     unresolved = []
-    cells = [md(f"# Chapter {k}: {title} — solutions manual\n\nFor instructors only: every exercise of the chapter "
-                f"with the book's solution" + (f", for variant {variant} (the prose was written for the book's "
-                f"values; the code and the answers are this variant's)" if variant is not None else "") + "."),
-             code("\n\n".join(c.strip("\n") for c in exercises.setup_cells(chapter)))]
+    cells = [
+        md(
+            f"# Chapter {k}: {title} — solutions manual\n\nFor instructors only: every exercise of the chapter "
+            f"with the book's solution"
+            + (
+                f", for variant {variant} (the prose was written for the book's "
+                f"values; the code and the answers are this variant's)"
+                if variant is not None
+                else ""
+            )
+            + "."
+        ),
+        code("\n\n".join(c.strip("\n") for c in exercises.setup_cells(chapter))),
+    ]
     for ex in exercises.chapter_exercises(chapter):
         params = exercises.parameters(ex.label, book, variant) if ex.numeric else {}
         values = {ex.label: {n: v for n, (_, v) in params.items()}}
-        heading = refs.get(ex.label, "Exercise") + (f" ({plain_references(ex.title, refs, bib, unresolved)})"
-                                                    if ex.title else "")
-        cells.append(md(f"## {heading}\n\n`{ex.label}`\n\n{_statement(ex, params, refs, bib, unresolved)}"))
+        heading = refs.get(ex.label, "Exercise") + (
+            f" ({plain_references(ex.title, refs, bib, unresolved)})"
+            if ex.title
+            else ""
+        )
+        cells.append(
+            md(
+                f"## {heading}\n\n`{ex.label}`\n\n{_statement(ex, params, refs, bib, unresolved)}"
+            )
+        )
         if ex.prose:
-            cells.append(md("**Solution.** " + plain_references(ex.prose, refs, bib, unresolved)))
+            cells.append(
+                md("**Solution.** " + plain_references(ex.prose, refs, bib, unresolved))
+            )
         for c in ex.solution:
-            cells.append(code(_fix_parameters(exercises._python(c), values) if params else c))
+            cells.append(
+                code(_fix_parameters(exercises._python(c), values) if params else c)
+            )
         if ex.numeric:
             ans = exercises.compute(ex.label, book, variant)
             got = ", ".join(f"{v:.6g}" for v in ans.values)
-            cells.append(md(f"**Answer** ({ans.describe()}): {got}; right within {ans.tolerance()}."))
+            cells.append(
+                md(
+                    f"**Answer** ({ans.describe()}): {got}; right within {ans.tolerance()}."
+                )
+            )
     if unresolved:
-        raise ValueError(f"{chapter.name}: references the manual cannot write out: {sorted(set(unresolved))}")
+        raise ValueError(
+            f"{chapter.name}: references the manual cannot write out: {sorted(set(unresolved))}"
+        )
     nb = nbformat.v4.new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     return nb
 
 
@@ -551,7 +714,9 @@ def chapters(names=(), book=BOOK):
         m = re.fullmatch(r"(?:ch)?0*(\d+)", str(name))
         hit = [c for c in every if m and chapter_number(c) == int(m.group(1))]
         if not hit:
-            raise ValueError(f"chapter {name!r}: not a chapter of the book (give 1-{len(every)}, chNN or a path)")
+            raise ValueError(
+                f"chapter {name!r}: not a chapter of the book (give 1-{len(every)}, chNN or a path)"
+            )
         out += hit
     return out
 
@@ -562,11 +727,27 @@ def build_wheel(dest):
     dest.mkdir(parents=True, exist_ok=True)
     for old in dest.glob("dpbook-*.whl"):
         old.unlink()
-    run = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", str(ROOT), "-w", str(dest)],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            str(ROOT),
+            "-w",
+            str(dest),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     wheels = list(dest.glob("dpbook-*.whl"))
     if run.returncode != 0 or len(wheels) != 1:
-        raise RuntimeError(f"building the dpbook wheel failed:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
+        raise RuntimeError(
+            f"building the dpbook wheel failed:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}"
+        )
     return wheels[0]
 
 
@@ -590,7 +771,9 @@ def pinned(names=AUTOGRADER_PACKAGES, requirements=ROOT / "requirements.txt"):
             try:
                 v = version(name)
             except PackageNotFoundError:
-                raise ValueError(f"package {name!r} is neither pinned in requirements.txt nor installed") from None
+                raise ValueError(
+                    f"package {name!r} is neither pinned in requirements.txt nor installed"
+                ) from None
         out.append(f"{name}=={v}")
     return out
 
@@ -598,9 +781,12 @@ def pinned(names=AUTOGRADER_PACKAGES, requirements=ROOT / "requirements.txt"):
 def autograder_requirements(wheel_name):
     """The autograder's requirements.txt: the packages pinned, and dpbook from the wheel in the zip."""
     commit = _commit() or "unknown"
-    return ("# pinned as the book's requirements.txt pins them; dpbook from the wheel built from commit "
-            f"{commit},\n# which the zip carries under {WHEEL_DIR}/ (installed from the folder the zip is unpacked in)\n"
-            + "\n".join(pinned()) + f"\n./{WHEEL_DIR}/{wheel_name}\n")
+    return (
+        "# pinned as the book's requirements.txt pins them; dpbook from the wheel built from commit "
+        f"{commit},\n# which the zip carries under {WHEEL_DIR}/ (installed from the folder the zip is unpacked in)\n"
+        + "\n".join(pinned())
+        + f"\n./{WHEEL_DIR}/{wheel_name}\n"
+    )
 
 
 def student_seed(term_seed, student):
@@ -610,18 +796,27 @@ def student_seed(term_seed, student):
 
 
 def read_roster(path):
-    """The student ids of a roster: a CSV with a ``student`` column (or ``id``, ``sid``, ``email``), or one id a line."""
+    """The student ids of a roster: a CSV with a ``student`` column (or ``id``, ``sid``, ``email``), or one
+    id a line."""
     text = Path(path).read_text(encoding="utf-8-sig")
     rows = list(csv.reader(text.splitlines()))
     if not rows:
         raise ValueError(f"roster {path}: empty")
     header = [h.strip().lower() for h in rows[0]]
-    col = next((header.index(h) for h in ("student", "id", "sid", "email") if h in header), None)
-    ids = [r[col].strip() for r in rows[1:] if len(r) > col and r[col].strip()] if col is not None else \
-        [r[0].strip() for r in rows if r and r[0].strip()]
+    col = next(
+        (header.index(h) for h in ("student", "id", "sid", "email") if h in header),
+        None,
+    )
+    ids = (
+        [r[col].strip() for r in rows[1:] if len(r) > col and r[col].strip()]
+        if col is not None
+        else [r[0].strip() for r in rows if r and r[0].strip()]
+    )
     bad = [s for s in ids if not re.fullmatch(r"[A-Za-z0-9_.@+-]+", s)]
     if bad:
-        raise ValueError(f"roster {path}: ids must be letters, digits and _.@+-, got {bad[:3]}")
+        raise ValueError(
+            f"roster {path}: ids must be letters, digits and _.@+-, got {bad[:3]}"
+        )
     if len(set(ids)) != len(ids):
         raise ValueError(f"roster {path}: an id appears twice")
     if not ids:
@@ -629,7 +824,15 @@ def read_roster(path):
     return ids
 
 
-def write_assignments(chapter_paths, out_dir, book=BOOK, assign=False, run_tests=True, variant=None, wheel=None):
+def write_assignments(
+    chapter_paths,
+    out_dir,
+    book=BOOK,
+    assign=False,
+    run_tests=True,
+    variant=None,
+    wheel=None,
+):
     """Write the assignment of each chapter to ``out_dir/chNN/``; returns ``[(folder, questions), ...]``.
 
     With ``assign``, builds the dpbook wheel (unless ``wheel`` gives one, or is False: an autograder
@@ -650,23 +853,42 @@ def write_assignments(chapter_paths, out_dir, book=BOOK, assign=False, run_tests
         generated = {ex.label for ex in exercises.chapter_exercises(path)}
         generated |= {written_label(lab) for lab in generated}
         extra = _teacher_questions(source, generated)
-        nb, questions = assignment_notebook(path, book, refs, bib, variant=variant, points=points, extra=extra)
+        nb, questions = assignment_notebook(
+            path, book, refs, bib, variant=variant, points=points, extra=extra
+        )
         if nb is None:
             continue
         folder.mkdir(parents=True, exist_ok=True)
         if (folder / "dist").exists():
             shutil.rmtree(folder / "dist")
-        _write_points(folder, [(q, p, points.get(q, (p, True))[1], what) for q, _, p, what in questions if p is not None])
-        nbformat.write(solutions_manual(path, book, refs, bib, variant), folder / "solutions-manual.ipynb")
+        _write_points(
+            folder,
+            [
+                (q, p, points.get(q, (p, True))[1], what)
+                for q, _, p, what in questions
+                if p is not None
+            ],
+        )
+        nbformat.write(
+            solutions_manual(path, book, refs, bib, variant),
+            folder / "solutions-manual.ipynb",
+        )
         if wheel:
             for old in folder.glob("dpbook-*.whl"):
                 old.unlink()
             shutil.copy(wheel, folder / wheel.name)
-            nb.cells[0].source = nb.cells[0].source.replace("autograder_files: []", f"autograder_files:\n- {wheel.name}")
-            (folder / "requirements.txt").write_text(autograder_requirements(wheel.name))
+            nb.cells[0].source = nb.cells[0].source.replace(
+                "autograder_files: []", f"autograder_files:\n- {wheel.name}"
+            )
+            (folder / "requirements.txt").write_text(
+                autograder_requirements(wheel.name)
+            )
         else:  # no wheel: an autograder for otter run in this environment only
-            (folder / "requirements.txt").write_text("# no dpbook wheel: for local grading only\n"
-                                                     + "\n".join(pinned()) + "\n")
+            (folder / "requirements.txt").write_text(
+                "# no dpbook wheel: for local grading only\n"
+                + "\n".join(pinned())
+                + "\n"
+            )
         nbformat.write(nb, source)
         if assign:
             from otter.assign import main as otter_assign
@@ -678,16 +900,40 @@ def write_assignments(chapter_paths, out_dir, book=BOOK, assign=False, run_tests
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("chapters", nargs="*", help="chapter numbers (2, ch02) or notebook paths (default: all)")
-    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "assignments",
-                        help="output folder (default: _build/assignments)")
-    parser.add_argument("--assign", action="store_true", help="also run `otter assign` on each assignment")
-    parser.add_argument("--no-run-tests", action="store_true",
-                        help="with --assign: do not grade the book's solutions with the tests (faster)")
-    parser.add_argument("--variant", type=int, default=None, metavar="SEED",
-                        help="draw the exercises' parameters for this seed (an integer >= 0) instead of the book's")
-    parser.add_argument("--roster", type=Path, default=None,
-                        help="one variant per student of this roster (CSV), seeded by --variant and the id")
+    parser.add_argument(
+        "chapters",
+        nargs="*",
+        help="chapter numbers (2, ch02) or notebook paths (default: all)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "_build" / "assignments",
+        help="output folder (default: _build/assignments)",
+    )
+    parser.add_argument(
+        "--assign",
+        action="store_true",
+        help="also run `otter assign` on each assignment",
+    )
+    parser.add_argument(
+        "--no-run-tests",
+        action="store_true",
+        help="with --assign: do not grade the book's solutions with the tests (faster)",
+    )
+    parser.add_argument(
+        "--variant",
+        type=int,
+        default=None,
+        metavar="SEED",
+        help="draw the exercises' parameters for this seed (an integer >= 0) instead of the book's",
+    )
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        default=None,
+        help="one variant per student of this roster (CSV), seeded by --variant and the id",
+    )
     args = parser.parse_args(argv)
     if args.variant is not None and args.variant < 0:
         parser.error(f"--variant must be an integer >= 0, got {args.variant}")
@@ -697,14 +943,29 @@ def main(argv=None):
     except (ValueError, OSError) as err:
         parser.error(str(err))
     if students is not None and args.variant is None:
-        parser.error("--roster needs --variant TERM_SEED (the term's seed, kept private)")
-    jobs = [(args.out, args.variant)] if students is None else \
-        [(args.out / "students" / s, student_seed(args.variant, s)) for s in students]
+        parser.error(
+            "--roster needs --variant TERM_SEED (the term's seed, kept private)"
+        )
+    jobs = (
+        [(args.out, args.variant)]
+        if students is None
+        else [
+            (args.out / "students" / s, student_seed(args.variant, s)) for s in students
+        ]
+    )
     wheel = build_wheel(args.out / ".wheel") if args.assign else None
     for out, seed in jobs:
-        for folder, questions in write_assignments(paths, out, assign=args.assign, run_tests=not args.no_run_tests,
-                                                   variant=seed, wheel=wheel):
-            print(f"{folder}: {len(questions)} question(s): {', '.join(q for q, *_ in questions)}")
+        for folder, questions in write_assignments(
+            paths,
+            out,
+            assign=args.assign,
+            run_tests=not args.no_run_tests,
+            variant=seed,
+            wheel=wheel,
+        ):
+            print(
+                f"{folder}: {len(questions)} question(s): {', '.join(q for q, *_ in questions)}"
+            )
     return 0
 
 

@@ -66,8 +66,11 @@ def classify(nb):
 
 def visible_cells(nb):
     """The visible code cells of ``nb``, as ``(cell id, number of non-blank lines, source)``."""
-    return [(cell.get("id"), len(_lines(_source(cell))), _source(cell))
-            for kind, cell in classify(nb) if kind == "visible"]
+    return [
+        (cell.get("id"), len(_lines(_source(cell))), _source(cell))
+        for kind, cell in classify(nb)
+        if kind == "visible"
+    ]
 
 
 def census(nb):
@@ -89,8 +92,12 @@ def _chapters():
 
 def _read_at(revision, path):
     rel = path.relative_to(ROOT).as_posix()
-    text = subprocess.run(["git", "-C", str(ROOT), "show", f"{revision}:{rel}"],
-                          check=True, capture_output=True, text=True).stdout
+    text = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{revision}:{rel}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return json.loads(text)
 
 
@@ -99,7 +106,9 @@ COLUMNS = ("visible", "asserts", "longest", "folded", "solution")
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", metavar="REV", help="also count the chapters at this git revision")
+    parser.add_argument(
+        "--before", metavar="REV", help="also count the chapters at this git revision"
+    )
     args = parser.parse_args(argv)
     rows, totals = [], {}
     for path in _chapters():
@@ -117,15 +126,30 @@ def main(argv=None):
                 totals.setdefault(c, [0, 0])[1] += now[c] if c != "longest" else 0
         rows.append([path.stem] + cells)
     if args.before:
-        total = ["total"] + [f"{a} -> {b}" if c != "longest" else "" for c, (a, b) in totals.items()]
+        total = ["total"] + [
+            f"{a} -> {b}" if c != "longest" else "" for c, (a, b) in totals.items()
+        ]
     else:
-        total = ["total"] + [str(b) if c != "longest" else "" for c, (a, b) in totals.items()]
-    header = ["chapter", "visible lines", "visible asserts", "longest visible cell", "folded lines",
-              "solution lines"]
+        total = ["total"] + [
+            str(b) if c != "longest" else "" for c, (a, b) in totals.items()
+        ]
+    header = [
+        "chapter",
+        "visible lines",
+        "visible asserts",
+        "longest visible cell",
+        "folded lines",
+        "solution lines",
+    ]
     table = [header] + rows + [total]
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     for k, r in enumerate(table):
-        print(" | ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths))))
+        print(
+            " | ".join(
+                v.ljust(w) if i == 0 else v.rjust(w)
+                for i, (v, w) in enumerate(zip(r, widths))
+            )
+        )
         if k == 0:
             print("-+-".join("-" * w for w in widths))
     return 0

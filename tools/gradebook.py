@@ -68,9 +68,19 @@ exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"
 
 def _isolation_prefix():
     """The command prefix that confines a grading process, or None where this system cannot."""
-    if sys.platform != "linux" or not (shutil.which("unshare") and shutil.which("setpriv")):
+    if sys.platform != "linux" or not (
+        shutil.which("unshare") and shutil.which("setpriv")
+    ):
         return None
-    base = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--mount-proc"]
+    base = [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--pid",
+        "--fork",
+        "--mount-proc",
+    ]
     if os.geteuid() != 0:
         base[1:1] = ["--user", "--map-root-user"]
     return base
@@ -93,10 +103,25 @@ def isolation():
                 script = Path(tmp) / "isolate.sh"
                 script.write_text(ISOLATE)
                 try:
-                    run = subprocess.run([*prefix, "--", "sh", str(script), str(scratch), "sh", "-c",
-                                          f"echo y > {scratch}/inside; rm -f {probe}; true"],
-                                         capture_output=True, timeout=60)
-                    ok = run.returncode == 0 and probe.exists() and (scratch / "inside").exists()
+                    run = subprocess.run(
+                        [
+                            *prefix,
+                            "--",
+                            "sh",
+                            str(script),
+                            str(scratch),
+                            "sh",
+                            "-c",
+                            f"echo y > {scratch}/inside; rm -f {probe}; true",
+                        ],
+                        capture_output=True,
+                        timeout=60,
+                    )
+                    ok = (
+                        run.returncode == 0
+                        and probe.exists()
+                        and (scratch / "inside").exists()
+                    )
                 except (OSError, subprocess.SubprocessError):
                     ok = False
         _ISOLATION["prefix"] = prefix if ok else None
@@ -134,7 +159,9 @@ def submissions(folder):
             continue
         sid = student_id(path)
         if sid in out:
-            raise ValueError(f"two submissions for student {sid!r}: {out[sid].name} and {path.name}")
+            raise ValueError(
+                f"two submissions for student {sid!r}: {out[sid].name} and {path.name}"
+            )
         out[sid] = path
     if not out:
         raise ValueError(f"no submission (*.ipynb, *.zip) in {str(folder)!r}")
@@ -143,6 +170,7 @@ def submissions(folder):
 
 def _limits(seconds, memory_mb):
     """The limits a grading process sets on itself before it starts (``preexec_fn``)."""
+
     def apply():
         os.setsid()  # its own process group, killed as a whole at the deadline
         cpu = int(seconds) + 5
@@ -151,6 +179,7 @@ def _limits(seconds, memory_mb):
             limit = int(memory_mb) * 2**20
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
     return apply
 
 
@@ -178,7 +207,9 @@ def limit_cells(path, seconds):
     import nbformat
 
     def limited(nb):
-        cell = nbformat.v4.new_code_cell(CELL_LIMIT.format(seconds=seconds, whole=max(1, int(round(seconds)))))
+        cell = nbformat.v4.new_code_cell(
+            CELL_LIMIT.format(seconds=seconds, whole=max(1, int(round(seconds))))
+        )
         nb.cells.insert(0, cell)
         return nb
 
@@ -188,21 +219,42 @@ def limit_cells(path, seconds):
         return
     with zipfile.ZipFile(path) as zf:
         items = [(info, zf.read(info)) for info in zf.infolist()]
-    notebooks = [info.filename for info, _ in items if info.filename.endswith(".ipynb") and "/" not in info.filename]
+    notebooks = [
+        info.filename
+        for info, _ in items
+        if info.filename.endswith(".ipynb") and "/" not in info.filename
+    ]
     if len(notebooks) != 1:
-        raise ValueError(f"submission {path.name}: expected one notebook in the zip, found {len(notebooks)}")
+        raise ValueError(
+            f"submission {path.name}: expected one notebook in the zip, found {len(notebooks)}"
+        )
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for info, data in items:
             if info.filename == notebooks[0]:
-                data = nbformat.writes(limited(nbformat.reads(data.decode("utf-8"), as_version=4))).encode("utf-8")
+                data = nbformat.writes(
+                    limited(nbformat.reads(data.decode("utf-8"), as_version=4))
+                ).encode("utf-8")
             zf.writestr(info, data)
 
 
-def grade_one(student, submission, autograder, timeout=600, memory_mb=4096, python=sys.executable, keep=None,
-              isolate=True, cell_timeout=120):
+def grade_one(
+    student,
+    submission,
+    autograder,
+    timeout=600,
+    memory_mb=4096,
+    python=sys.executable,
+    keep=None,
+    isolate=True,
+    cell_timeout=120,
+):
     """Grade one submission in its own process and scratch folder; returns a :class:`Result`."""
     start = time.monotonic()
-    scratch = Path(tempfile.mkdtemp(prefix=f"dpbook-grade-{re.sub(r'[^A-Za-z0-9_.-]', '_', student)}-"))
+    scratch = Path(
+        tempfile.mkdtemp(
+            prefix=f"dpbook-grade-{re.sub(r'[^A-Za-z0-9_.-]', '_', student)}-"
+        )
+    )
     try:
         work = scratch / "work"
         work.mkdir()
@@ -212,43 +264,84 @@ def grade_one(student, submission, autograder, timeout=600, memory_mb=4096, pyth
             try:
                 limit_cells(sub, cell_timeout)
             except Exception as err:  # an unreadable notebook is the student's to fix
-                return Result(student, status=f"unreadable submission ({type(err).__name__}: {err})"[:200],
-                              seconds=time.monotonic() - start)
+                return Result(
+                    student,
+                    status=f"unreadable submission ({type(err).__name__}: {err})"[:200],
+                    seconds=time.monotonic() - start,
+                )
         zip_copy = scratch / Path(autograder).name
         shutil.copy(autograder, zip_copy)
         results = scratch / "results"
         results.mkdir()  # otter run refuses an output folder that does not exist
-        env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "VIRTUAL_ENV")}
-        env.update(HOME=str(work), TMPDIR=str(work), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
-                   MPLCONFIGDIR=str(work / ".matplotlib"),
-                   JUPYTER_RUNTIME_DIR=str(work / ".jupyter-runtime"), IPYTHONDIR=str(work / ".ipython"))
-        cmd = [python, "-m", "otter", "run", "-a", str(zip_copy), "-o", str(results), str(sub)]
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k in ("PATH", "LANG", "LC_ALL", "VIRTUAL_ENV")
+        }
+        env.update(
+            HOME=str(work),
+            TMPDIR=str(work),
+            MPLBACKEND="Agg",
+            PYTHONDONTWRITEBYTECODE="1",
+            MPLCONFIGDIR=str(work / ".matplotlib"),
+            JUPYTER_RUNTIME_DIR=str(work / ".jupyter-runtime"),
+            IPYTHONDIR=str(work / ".ipython"),
+        )
+        cmd = [
+            python,
+            "-m",
+            "otter",
+            "run",
+            "-a",
+            str(zip_copy),
+            "-o",
+            str(results),
+            str(sub),
+        ]
         prefix = isolation() if isolate else None
         if prefix is not None:
             script = scratch / "isolate.sh"
             script.write_text(ISOLATE)
             cmd = [*prefix, "--", "sh", str(script), str(scratch), *cmd]
-        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                preexec_fn=_limits(timeout, memory_mb))
+        proc = subprocess.Popen(
+            cmd,
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_limits(timeout, memory_mb),
+        )
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill(proc)
             proc.communicate()
-            return Result(student, status=f"time limit ({timeout:g} s) exceeded", seconds=time.monotonic() - start)
+            return Result(
+                student,
+                status=f"time limit ({timeout:g} s) exceeded",
+                seconds=time.monotonic() - start,
+            )
         finally:
-            _kill(proc)  # whatever the submission left running in its group (a kernel, a child)
+            _kill(
+                proc
+            )  # whatever the submission left running in its group (a kernel, a child)
         text = out.decode("utf-8", "replace")
         path = results / "results.json"
         if not path.is_file():
-            why = "memory limit exceeded" if "MemoryError" in text or proc.returncode in (-9, 137) else \
-                f"grading failed (exit {proc.returncode})"
+            why = (
+                "memory limit exceeded"
+                if "MemoryError" in text or proc.returncode in (-9, 137)
+                else f"grading failed (exit {proc.returncode})"
+            )
             if keep is not None:
                 (Path(keep) / f"{student}.log").write_text(text)
             return Result(student, status=why, seconds=time.monotonic() - start)
         data = json.loads(path.read_text())
-        scores = {t["name"]: (float(t["score"]), float(t["max_score"]))
-                  for t in data.get("tests", []) if t.get("score") is not None and t.get("name") != "Public Tests"}
+        scores = {
+            t["name"]: (float(t["score"]), float(t["max_score"]))
+            for t in data.get("tests", [])
+            if t.get("score") is not None and t.get("name") != "Public Tests"
+        }
         if keep is not None:
             (Path(keep) / f"{student}.log").write_text(text)
             shutil.copy(path, Path(keep) / f"{student}.json")
@@ -274,15 +367,33 @@ def _make_removable(folder):
                 pass
 
 
-def grade_class(subs, autograder_for, jobs=2, timeout=600, memory_mb=4096, keep=None, log=print, cell_timeout=120):
+def grade_class(
+    subs,
+    autograder_for,
+    jobs=2,
+    timeout=600,
+    memory_mb=4096,
+    keep=None,
+    log=print,
+    cell_timeout=120,
+):
     """Grade ``subs`` (``{student: path}``) in parallel; ``autograder_for(student)`` gives the zip.
 
     Returns ``{student: Result}``.  A submission whose grading failed without hitting a limit is graded
     again, alone, after the others (another submission may have disturbed it).
     """
+
     def one(item):
         student, path = item
-        res = grade_one(student, path, autograder_for(student), timeout, memory_mb, keep=keep, cell_timeout=cell_timeout)
+        res = grade_one(
+            student,
+            path,
+            autograder_for(student),
+            timeout,
+            memory_mb,
+            keep=keep,
+            cell_timeout=cell_timeout,
+        )
         log(f"{student}: {res.status}, {res.total:g} point(s) in {res.seconds:.0f} s")
         return res
 
@@ -305,8 +416,12 @@ def questions_of(autograder):
             if name.startswith("tests/") and name.endswith(".py"):
                 text = zf.read(name).decode()
                 m = re.search(r"^points = (.+)$", text, flags=re.M)
-                pts = ast.literal_eval(m.group(1)) if m else 1  # a number or a list, written by otter assign
-                out[Path(name).stem] = float(sum(p for p in pts if p) if isinstance(pts, list) else pts)
+                pts = (
+                    ast.literal_eval(m.group(1)) if m else 1
+                )  # a number or a list, written by otter assign
+                out[Path(name).stem] = float(
+                    sum(p for p in pts if p) if isinstance(pts, list) else pts
+                )
     return out
 
 
@@ -322,14 +437,29 @@ def write_gradebook(results, questions, out, wide=False):
             w.writerow(["student", *names, "total", "max_points", "status"])
             for student in sorted(results):
                 r = results[student]
-                w.writerow([student, *(f"{r.scores.get(q, (0.0, 0))[0]:g}" for q in names), f"{r.total:g}",
-                            f"{possible:g}", r.status])
+                w.writerow(
+                    [
+                        student,
+                        *(f"{r.scores.get(q, (0.0, 0))[0]:g}" for q in names),
+                        f"{r.total:g}",
+                        f"{possible:g}",
+                        r.status,
+                    ]
+                )
             return out
         w.writerow(["student", "question", "points", "max_points", "status"])
         for student in sorted(results):
             r = results[student]
             for q in names:
-                w.writerow([student, q, f"{r.scores.get(q, (0.0, 0))[0]:g}", f"{questions[q]:g}", r.status])
+                w.writerow(
+                    [
+                        student,
+                        q,
+                        f"{r.scores.get(q, (0.0, 0))[0]:g}",
+                        f"{questions[q]:g}",
+                        r.status,
+                    ]
+                )
             w.writerow([student, "total", f"{r.total:g}", f"{possible:g}", r.status])
     return out
 
@@ -343,21 +473,66 @@ def _one_zip(folder):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("autograder", help="the autograder zip (or, with --roster-dir, the chapter: 2, ch02)")
-    parser.add_argument("submissions", type=Path, help="a folder of submissions (ID.ipynb or ID.zip)")
-    parser.add_argument("--out", type=Path, default=Path("gradebook.csv"), help="the gradebook CSV (default: gradebook.csv)")
-    parser.add_argument("--wide", action="store_true", help="one row per student, one column per question")
-    parser.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 1), help="submissions graded at once")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds a submission may take (default 600)")
-    parser.add_argument("--cell-timeout", type=float, default=120, help="seconds one cell may run (default 120)")
-    parser.add_argument("--memory", type=int, default=4096, help="MB of address space a grading process may use (default 4096)")
-    parser.add_argument("--roster-dir", type=Path, default=None,
-                        help="the students/ folder of tools/assignments.py --roster: each graded with their own variant")
-    parser.add_argument("--keep", type=Path, default=None, help="keep each submission's otter log and results here")
+    parser.add_argument(
+        "autograder",
+        help="the autograder zip (or, with --roster-dir, the chapter: 2, ch02)",
+    )
+    parser.add_argument(
+        "submissions", type=Path, help="a folder of submissions (ID.ipynb or ID.zip)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("gradebook.csv"),
+        help="the gradebook CSV (default: gradebook.csv)",
+    )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="one row per student, one column per question",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=max(1, (os.cpu_count() or 2) - 1),
+        help="submissions graded at once",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600,
+        help="seconds a submission may take (default 600)",
+    )
+    parser.add_argument(
+        "--cell-timeout",
+        type=float,
+        default=120,
+        help="seconds one cell may run (default 120)",
+    )
+    parser.add_argument(
+        "--memory",
+        type=int,
+        default=4096,
+        help="MB of address space a grading process may use (default 4096)",
+    )
+    parser.add_argument(
+        "--roster-dir",
+        type=Path,
+        default=None,
+        help="the students/ folder of tools/assignments.py --roster: each graded with their own variant",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="keep each submission's otter log and results here",
+    )
     args = parser.parse_args(argv)
     for name in ("jobs", "timeout", "memory", "cell_timeout"):
         if getattr(args, name) <= 0:
-            parser.error(f"--{name.replace('_', '-')} must be > 0, got {getattr(args, name)}")
+            parser.error(
+                f"--{name.replace('_', '-')} must be > 0, got {getattr(args, name)}"
+            )
     try:
         subs = submissions(args.submissions)
         if args.roster_dir is None:
@@ -369,26 +544,48 @@ def main(argv=None):
         else:
             m = re.fullmatch(r"(?:ch)?0*(\d+)", args.autograder)
             if not m:
-                raise ValueError(f"with --roster-dir, name the chapter (2, ch02), got {args.autograder!r}")
+                raise ValueError(
+                    f"with --roster-dir, name the chapter (2, ch02), got {args.autograder!r}"
+                )
             ch = f"ch{int(m.group(1)):02d}"
-            missing = [s for s in subs if not (args.roster_dir / s / ch / "dist" / "autograder").is_dir()]
+            missing = [
+                s
+                for s in subs
+                if not (args.roster_dir / s / ch / "dist" / "autograder").is_dir()
+            ]
             if missing:
-                raise ValueError(f"no variant of {ch} in {args.roster_dir} for: {', '.join(missing)}")
-            autograder_for = lambda student: _one_zip(args.roster_dir / student / ch / "dist" / "autograder")  # noqa: E731
+                raise ValueError(
+                    f"no variant of {ch} in {args.roster_dir} for: {', '.join(missing)}"
+                )
+            autograder_for = lambda student: _one_zip(
+                args.roster_dir / student / ch / "dist" / "autograder"
+            )  # noqa: E731
             questions = questions_of(autograder_for(next(iter(subs))))
     except ValueError as err:
         parser.error(str(err))
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
-    confined = ("each confined to its scratch folder (read-only file systems elsewhere)" if isolation() else
-                "NOT confined: this system cannot make the file systems read-only for it, so the students' code "
-                "runs as you (use otter grade with Docker for untrusted work)")
+    confined = (
+        "each confined to its scratch folder (read-only file systems elsewhere)"
+        if isolation()
+        else "NOT confined: this system cannot make the file systems read-only for it, so the students' code "
+        "runs as you (use otter grade with Docker for untrusted work)"
+    )
     print(f"grading {len(subs)} submission(s), {args.jobs} at a time, {confined}")
-    results = grade_class(subs, autograder_for, args.jobs, args.timeout, args.memory, args.keep,
-                          cell_timeout=args.cell_timeout)
+    results = grade_class(
+        subs,
+        autograder_for,
+        args.jobs,
+        args.timeout,
+        args.memory,
+        args.keep,
+        cell_timeout=args.cell_timeout,
+    )
     write_gradebook(results, questions, args.out, wide=args.wide)
     failed = sorted(s for s, r in results.items() if r.status != "graded")
-    print(f"{args.out}: {len(results)} student(s); not graded: {', '.join(failed) if failed else 'none'}")
+    print(
+        f"{args.out}: {len(results)} student(s); not graded: {', '.join(failed) if failed else 'none'}"
+    )
     return 0
 
 

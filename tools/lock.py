@@ -58,10 +58,16 @@ def freeze_lines(freeze: str) -> list[str]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--python", default=sys.executable, help="the interpreter of the fresh environment")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter of the fresh environment",
+    )
     args = parser.parse_args(argv)
     if CONSTRAINT_LINE not in REQUIREMENTS.read_text().splitlines()[0:5]:
-        print(f"warning: requirements.txt does not start with {CONSTRAINT_LINE!r}; the install ignores the lock")
+        print(
+            f"warning: requirements.txt does not start with {CONSTRAINT_LINE!r}; the install ignores the lock"
+        )
     with tempfile.TemporaryDirectory(prefix="dpbook-lock-") as tmp:
         env = Path(tmp) / "venv"
         if args.python == sys.executable:
@@ -69,23 +75,51 @@ def main(argv=None) -> int:
         else:
             subprocess.run([args.python, "-m", "venv", str(env)], check=True)
         python = env / "bin" / "python"
-        reqs = ROOT / f".requirements-unlocked-{Path(tmp).name}.txt"  # beside requirements.txt: "-e ." resolves
+        reqs = (
+            ROOT / f".requirements-unlocked-{Path(tmp).name}.txt"
+        )  # beside requirements.txt: "-e ." resolves
         reqs.write_text(without_constraints(REQUIREMENTS.read_text()))
         try:
-            subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-            subprocess.run([python, "-m", "pip", "install", "--quiet", "-r", str(reqs)], check=True, cwd=ROOT)
+            subprocess.run(
+                [python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+                check=True,
+            )
+            subprocess.run(
+                [python, "-m", "pip", "install", "--quiet", "-r", str(reqs)],
+                check=True,
+                cwd=ROOT,
+            )
         finally:
             reqs.unlink()
-        freeze = subprocess.run([python, "-m", "pip", "freeze", "--exclude-editable"], check=True,
-                                capture_output=True, text=True).stdout
+        freeze = subprocess.run(
+            [python, "-m", "pip", "freeze", "--exclude-editable"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         pins = freeze_lines(freeze)
         CONSTRAINTS.write_text(HEADER + "\n".join(pins) + "\n")
         print(f"wrote {CONSTRAINTS.relative_to(ROOT)}: {len(pins)} packages pinned")
-        check = subprocess.run([python, "-m", "pip", "install", "--dry-run", "--quiet", "-r", str(REQUIREMENTS)],
-                               cwd=ROOT, capture_output=True, text=True)
+        check = subprocess.run(
+            [
+                python,
+                "-m",
+                "pip",
+                "install",
+                "--dry-run",
+                "--quiet",
+                "-r",
+                str(REQUIREMENTS),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         if check.returncode != 0:
             print(check.stdout, check.stderr, sep="\n")
-            print("the new lock is not consistent with requirements.txt", file=sys.stderr)
+            print(
+                "the new lock is not consistent with requirements.txt", file=sys.stderr
+            )
             return 1
     return 0
 

@@ -5,7 +5,8 @@ The site test (``tests/test_site.py``) saves a screenshot of every page under
 of that chapter (as rendered in ``_build/html/_images/``) to ``docs/img/chapter.png`` and
 ``docs/img/figure.png``, the two pictures the README shows.
 
-    jupyter-book build . && python -m pytest tests/test_site.py && python tools/readme_images.py [--page book/part1/ch01_x]
+    jupyter-book build . && python -m pytest tests/test_site.py && python tools/readme_images.py [--page
+    book/part1/ch01_x]
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ OUT = ROOT / "docs" / "img"
 
 def chapters(shots: Path):
     """Chapter pages (under book/partN/) that have a screenshot, in book order."""
-    return sorted(p.stem.replace("__", "/") for p in shots.glob("book__part*.png") if "__widget" not in p.stem)
+    return sorted(
+        p.stem.replace("__", "/")
+        for p in shots.glob("book__part*.png")
+        if "__widget" not in p.stem
+    )
 
 
 def first_figure(site: Path, page: str) -> Path | None:
@@ -35,13 +40,23 @@ def first_figure(site: Path, page: str) -> Path | None:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--page", help="the chapter, e.g. book/part1/ch01_x (default: the first with a figure)")
-    parser.add_argument("--build", type=Path, default=ROOT / "_build", help="the build folder (default _build)")
+    parser.add_argument(
+        "--page",
+        help="the chapter, e.g. book/part1/ch01_x (default: the first with a figure)",
+    )
+    parser.add_argument(
+        "--build",
+        type=Path,
+        default=ROOT / "_build",
+        help="the build folder (default _build)",
+    )
     args = parser.parse_args(argv)
     site, shots = args.build / "html", args.build / "screenshots"
     candidates = [args.page] if args.page else chapters(shots)
     if not candidates:
-        sys.exit(f"no chapter screenshots in {shots}: build the book and run tests/test_site.py first")
+        sys.exit(
+            f"no chapter screenshots in {shots}: build the book and run tests/test_site.py first"
+        )
     for page in candidates:
         figure = first_figure(site, page)
         if figure is not None and figure.is_file():
@@ -51,7 +66,9 @@ def main(argv=None):
     OUT.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(shots / f"{page.replace('/', '__')}.png", OUT / "chapter.png")
     shutil.copyfile(figure, OUT / "figure.png")
-    print(f"{page}: screenshot -> {OUT / 'chapter.png'}, figure {figure.name} -> {OUT / 'figure.png'}")
+    print(
+        f"{page}: screenshot -> {OUT / 'chapter.png'}, figure {figure.name} -> {OUT / 'figure.png'}"
+    )
 
 
 if __name__ == "__main__":

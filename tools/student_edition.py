@@ -31,23 +31,38 @@ from pathlib import Path
 try:
     import nbformat
 except ImportError as err:  # pragma: no cover - the message is the point
-    raise ImportError('tools/student_edition.py needs nbformat: pip install "dpbook[book]" '
-                      "(or pip install -r requirements.txt)") from err
+    raise ImportError(
+        'tools/student_edition.py needs nbformat: pip install "dpbook[book]" '
+        "(or pip install -r requirements.txt)"
+    ) from err
 
 ROOT = Path(__file__).resolve().parents[1]
 
 from dpbook_book.exercises import (  # noqa: E402 - after the nbformat check
-    OPEN as _OPEN, STUDENT_EDITION, chapter_exercises, directive_end as _directive_end,
-    solution_step, variable_name)
+    OPEN as _OPEN,
+)
+from dpbook_book.exercises import (  # noqa: E402
+    STUDENT_EDITION,
+    chapter_exercises,
+    solution_step,
+    variable_name,
+)
+from dpbook_book.exercises import (  # noqa: E402
+    directive_end as _directive_end,
+)
 
 
 def _answer_cell(label, numeric=False):
     """The cell that replaces a solution."""
     text = f"# Your answer to exercise {label} here."
     if numeric:
-        text += (f"\n# It has a numeric answer, in the order the exercise asks for; the chapter's assignment\n"
-                 f"# (tools/assignments.py) grades it as question {label}:\n{variable_name(label)} = ...")
-    return nbformat.v4.new_code_cell(text, metadata={"tags": ["student-answer"]}, id=f"answer-{label}"[:64])
+        text += (
+            f"\n# It has a numeric answer, in the order the exercise asks for; the chapter's assignment\n"
+            f"# (tools/assignments.py) grades it as question {label}:\n{variable_name(label)} = ..."
+        )
+    return nbformat.v4.new_code_cell(
+        text, metadata={"tags": ["student-answer"]}, id=f"answer-{label}"[:64]
+    )
 
 
 def _fresh(cell, lines):
@@ -55,7 +70,9 @@ def _fresh(cell, lines):
     text = "\n".join(lines).strip("\n")
     if not text.strip():
         return None
-    new = nbformat.v4.new_markdown_cell(text, metadata=nbformat.from_dict(dict(cell.metadata)))
+    new = nbformat.v4.new_markdown_cell(
+        text, metadata=nbformat.from_dict(dict(cell.metadata))
+    )
     if cell.get("id"):
         new.id = cell.id
     return new
@@ -88,7 +105,9 @@ def student_notebook(nb, numeric=()):
                 continue
             m = _OPEN.match(lines[i])
             if m and m["name"] in ("solution-start", "solution"):
-                label = m["arg"].split()[0] if m["arg"] else f"solution-{len(labels) + 1}"
+                label = (
+                    m["arg"].split()[0] if m["arg"] else f"solution-{len(labels) + 1}"
+                )
                 before = _fresh(cell, kept)
                 if before is not None:
                     cells.append(before)
@@ -106,7 +125,9 @@ def student_notebook(nb, numeric=()):
         if rest is not None:
             cells.append(rest)
     if inside is not None:
-        raise ValueError(f"solution {inside!r} has a {{solution-start}} but no {{solution-end}}")
+        raise ValueError(
+            f"solution {inside!r} has a {{solution-start}} but no {{solution-end}}"
+        )
     seen = set()
     for k, cell in enumerate(cells):
         if cell.cell_type == "code":
@@ -118,13 +139,20 @@ def student_notebook(nb, numeric=()):
     out.cells = cells
     # marked, so the checker looks past this folder for the book's solutions (dpbook_book.exercises.find_book)
     out.metadata.setdefault("dpbook", {})[STUDENT_EDITION] = True
-    out.nbformat, out.nbformat_minor = 4, max(out.get("nbformat_minor", 5), 5)  # cell ids need 4.5
+    out.nbformat, out.nbformat_minor = (
+        4,
+        max(out.get("nbformat_minor", 5), 5),
+    )  # cell ids need 4.5
     return out, labels
 
 
 def book_notebooks(root=ROOT):
     """Every notebook of the book, sorted."""
-    return sorted(p for p in (Path(root) / "book").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    return sorted(
+        p
+        for p in (Path(root) / "book").rglob("*.ipynb")
+        if ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def write_student_edition(notebooks, out_dir, root=ROOT):
@@ -149,8 +177,18 @@ def write_student_edition(notebooks, out_dir, root=ROOT):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to convert (default: every notebook under book/)")
-    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "student", help="output directory (default: _build/student)")
+    parser.add_argument(
+        "notebooks",
+        nargs="*",
+        type=Path,
+        help="notebooks to convert (default: every notebook under book/)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "_build" / "student",
+        help="output directory (default: _build/student)",
+    )
     args = parser.parse_args(argv)
     notebooks = args.notebooks or book_notebooks()
     if not notebooks:

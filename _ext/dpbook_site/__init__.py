@@ -40,8 +40,18 @@ from .checks import caption_alt, meaningless_alt
 from .latex import write_print_page
 from .lite import author_year, lite_markdown, solution_boundaries
 
-__all__ = ["LIBRARY_FILES", "LIBRARY_PACKAGES", "author_year", "caption_alt", "library_hash", "lite_markdown",
-           "meaningless_alt", "setup", "solution_boundaries", "write_print_page"]
+__all__ = [
+    "LIBRARY_FILES",
+    "LIBRARY_PACKAGES",
+    "author_year",
+    "caption_alt",
+    "library_hash",
+    "lite_markdown",
+    "meaningless_alt",
+    "setup",
+    "solution_boundaries",
+    "write_print_page",
+]
 
 
 def on_build_finished(app, exception):

@@ -55,15 +55,21 @@ def _npm_pack(spec: str, dest: Path) -> Path:
         )
     proc = subprocess.run(
         [npm, "pack", spec, "--json", "--pack-destination", str(dest)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     if proc.returncode != 0:
-        raise ExtensionError(f"dpbook_site: `npm pack {spec}` failed:\n{proc.stderr.strip()}")
+        raise ExtensionError(
+            f"dpbook_site: `npm pack {spec}` failed:\n{proc.stderr.strip()}"
+        )
     start = proc.stdout.find("[")
     try:
         filename = json.loads(proc.stdout[start:])[0]["filename"]
     except (ValueError, LookupError) as exc:
-        raise ExtensionError(f"dpbook_site: unexpected output of `npm pack {spec}`: {proc.stdout!r}") from exc
+        raise ExtensionError(
+            f"dpbook_site: unexpected output of `npm pack {spec}`: {proc.stdout!r}"
+        ) from exc
     # npm names scoped tarballs "scope-name-version.tgz"
     return dest / filename.lstrip("@").replace("/", "-")
 
@@ -112,10 +118,14 @@ def fetch_offline_assets(app) -> Path:
             tarball = _npm_pack(spec, Path(tmp))
             n = _extract(tarball, mapping, target)
             if n == 0:
-                raise ExtensionError(f"dpbook_site: {spec} holds none of {sorted(mapping)}")
+                raise ExtensionError(
+                    f"dpbook_site: {spec} holds none of {sorted(mapping)}"
+                )
             manifest[spec] = n
     stamp.write_text(json.dumps(manifest, indent=1))
-    logger.info(f"[dpbook_site] fetched offline assets {manifest} in {time.perf_counter() - t0:.1f} s")
+    logger.info(
+        f"[dpbook_site] fetched offline assets {manifest} in {time.perf_counter() - t0:.1f} s"
+    )
     return site
 
 
@@ -134,13 +144,18 @@ def write_favicon(app, site: Path) -> None:
         png = (Path(app.confdir) / favicon).read_bytes()
         width, height = struct.unpack(">II", png[16:24])
         header = struct.pack("<HHH", 0, 1, 1)
-        entry = struct.pack("<BBBBHHII", width % 256, height % 256, 0, 0, 1, 32, len(png), 6 + 16)
+        entry = struct.pack(
+            "<BBBBHHII", width % 256, height % 256, 0, 0, 1, 32, len(png), 6 + 16
+        )
         _write_if_changed(site / "favicon.ico", header + entry + png)
 
 
 def _local_targets(app):
     """The site-relative paths of the local assets the configuration points pages to."""
-    paths = [app.config.mathjax_path, *getattr(app.config, "nb_ipywidgets_js", {}).keys()]
+    paths = [
+        app.config.mathjax_path,
+        *getattr(app.config, "nb_ipywidgets_js", {}).keys(),
+    ]
     for p in paths:
         if "://" in p:
             raise ExtensionError(
@@ -166,6 +181,10 @@ def on_builder_inited(app):
 
 def check_site(app):
     """After an HTML build: every offline asset the configuration loads is in the site."""
-    missing = [rel for rel in _local_targets(app) if not (Path(app.outdir) / rel).is_file()]
+    missing = [
+        rel for rel in _local_targets(app) if not (Path(app.outdir) / rel).is_file()
+    ]
     if missing:
-        raise ExtensionError(f"dpbook_site: the site is missing its offline assets {missing}")
+        raise ExtensionError(
+            f"dpbook_site: the site is missing its offline assets {missing}"
+        )

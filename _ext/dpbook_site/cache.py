@@ -26,8 +26,12 @@ def library_hash(root, packages=LIBRARY_PACKAGES, files=LIBRARY_FILES) -> str:
     keys a notebook on its own code cells.
     """
     root = Path(root)
-    paths = sorted(p for package in packages for p in (root / package).rglob("*.py")
-                   if "__pycache__" not in p.parts)
+    paths = sorted(
+        p
+        for package in packages
+        for p in (root / package).rglob("*.py")
+        if "__pycache__" not in p.parts
+    )
     paths += [root / f for f in files if (root / f).is_file()]
     digest = hashlib.sha256()
     for path in paths:
@@ -44,7 +48,10 @@ def on_config_inited(app, config):
     outputs of the HTML build instead of executing the notebooks again.  An explicit
     ``execute: cache:`` path in ``_config.yml`` is kept as the parent folder.
     """
-    base = config.nb_execution_cache_path or Path(app.outdir).resolve().parent / ".jupyter_cache"
+    base = (
+        config.nb_execution_cache_path
+        or Path(app.outdir).resolve().parent / ".jupyter_cache"
+    )
     path = Path(base) / library_hash(app.confdir)
     config.nb_execution_cache_path = str(path)
     logger.info(f"[dpbook_site] notebook execution cache keyed on the library: {path}")
@@ -72,5 +79,3 @@ def encrypt_kernel_transport() -> bool:
         return False
     trait.default_value = "auto"
     return True
-
-

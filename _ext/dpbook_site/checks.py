@@ -15,8 +15,27 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 #: alt texts that say nothing about an image
-_GENERIC_ALT = {"", "image", "img", "figure", "fig", "output", "plot", "chart", "graph", "picture", "png",
-                "svg", "jpg", "jpeg", "gif", "untitled", "none", "alt", "todo"}
+_GENERIC_ALT = {
+    "",
+    "image",
+    "img",
+    "figure",
+    "fig",
+    "output",
+    "plot",
+    "chart",
+    "graph",
+    "picture",
+    "png",
+    "svg",
+    "jpg",
+    "jpeg",
+    "gif",
+    "untitled",
+    "none",
+    "alt",
+    "todo",
+}
 
 
 def meaningless_alt(alt, uri: str = "") -> str | None:
@@ -44,7 +63,10 @@ def caption_alt(caption) -> str:
 def _cell_of(node):
     """The notebook code-cell container (myst-nb) holding ``node``, or ``None``."""
     while node is not None:
-        if getattr(node, "tagname", "") == "container" and node.get("nb_element") == "cell_code":
+        if (
+            getattr(node, "tagname", "") == "container"
+            and node.get("nb_element") == "cell_code"
+        ):
             return node
         node = node.parent
     return None
@@ -82,14 +104,18 @@ def on_doctree_resolved(app, doctree, docname):
             rel = str(source)
         first = ""
         for block in cell.findall(nodes.literal_block):
-            first = block.astext().strip().splitlines()[0][:70] if block.astext().strip() else ""
+            first = (
+                block.astext().strip().splitlines()[0][:70]
+                if block.astext().strip()
+                else ""
+            )
             break
         logger.warning(
             f"notebook output image with {why}: {rel}, cell {cell['cell_index']} (0-based index in "
             f"the notebook's cells; its code starts {first!r}). Say what the image shows in the cell's "
-            "metadata: {\"mystnb\": {\"image\": {\"alt\": \"...\"}}} (or give it a caption: "
-            "{\"mystnb\": {\"figure\": {\"caption\": \"...\"}}})",
-            location=image, type="dpbook", subtype="alt",
+            'metadata: {"mystnb": {"image": {"alt": "..."}}} (or give it a caption: '
+            '{"mystnb": {"figure": {"caption": "..."}}})',
+            location=image,
+            type="dpbook",
+            subtype="alt",
         )
-
-

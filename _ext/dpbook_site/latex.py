@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+
 def on_latex_builder_inited(app):
     """Number the print edition's boxes as the site does: ``Theorem 2.1``, not ``Theorem 2.3.1``.
 
@@ -49,16 +50,26 @@ def print_solution_titles():
             registry = getattr(self.env, "sphinx_exercise_registry", {}) or {}
             for node in self.document.findall(solution_node):
                 entry = registry.get(node.get("target_label"))
-                if not entry or not node.children or not isinstance(node.children[0], nodes.title):
+                if (
+                    not entry
+                    or not node.children
+                    or not isinstance(node.children[0], nodes.title)
+                ):
                     continue
                 exercise = entry["node"]
                 ids = exercise.get("ids") or [""]
-                number = self.env.toc_fignumbers.get(entry["docname"], {}).get("exercise", {}).get(ids[0])
+                number = (
+                    self.env.toc_fignumbers.get(entry["docname"], {})
+                    .get("exercise", {})
+                    .get(ids[0])
+                )
                 if not number:
                     continue
                 title = node.children[0]
                 title.children = []
-                title += nodes.Text(f"Solution to Exercise {'.'.join(map(str, number))}")
+                title += nodes.Text(
+                    f"Solution to Exercise {'.'.join(map(str, number))}"
+                )
 
     return PrintSolutionTitles
 
@@ -80,8 +91,12 @@ def print_proofs():
             from docutils import nodes
 
             for node in list(self.document.findall(nodes.admonition)):
-                if "proof" in node["classes"] and not any(isinstance(c, nodes.title) for c in node.children):
-                    node.replace_self(nodes.container("", *node.children, classes=["proof"]))
+                if "proof" in node["classes"] and not any(
+                    isinstance(c, nodes.title) for c in node.children
+                ):
+                    node.replace_self(
+                        nodes.container("", *node.children, classes=["proof"])
+                    )
 
     return PrintProofs
 
@@ -105,7 +120,9 @@ def print_part_titles():
 
             for start in self.document.findall(addnodes.start_of_file):
                 section = start.children[0] if start.children else None
-                if not isinstance(section, nodes.section) or section.get("docname") != start.get("docname"):
+                if not isinstance(section, nodes.section) or section.get(
+                    "docname"
+                ) != start.get("docname"):
                     continue
                 title = section.children[0] if section.children else None
                 if isinstance(title, nodes.title):
@@ -140,7 +157,9 @@ def print_bibliography():
 
             bibs = list(self.document.findall(thebibliography))
             try:
-                docnames = {key.docname for key in self.env.get_domain("cite").bibliographies}
+                docnames = {
+                    key.docname for key in self.env.get_domain("cite").bibliographies
+                }
             except Exception:  # another sphinxcontrib-bibtex: leave Sphinx's layout
                 return
             if len(bibs) != 1 or len(docnames) != 1:
@@ -152,14 +171,14 @@ def print_bibliography():
                     continue
                 for section in start.findall(nodes.section):
                     # the chapter's own section (the next chapters may be nested in it): right under its title
-                    if title in section["names"] and isinstance(section.children[0], nodes.title):
+                    if title in section["names"] and isinstance(
+                        section.children[0], nodes.title
+                    ):
                         bibs[0].parent.remove(bibs[0])
                         section.insert(1, bibs[0])
                         return
 
     return PrintBibliographyInPlace
-
-
 
 
 #: the print edition's file in the site, and the site's page about it (the intro links the page)
@@ -198,16 +217,20 @@ def write_print_page(site) -> str:
     pdf = site / SITE_PDF
     if pdf.is_file():
         size = pdf.stat().st_size / 1e6
-        body = (f'<p>The whole book as one PDF file: <a href="{SITE_PDF}">{SITE_PDF}</a> ({size:.1f} MB). '
-                "It has every chapter, with each interactive figure at its default settings, the theorem "
-                "boxes numbered as on this site, and the solutions after their exercises.</p>")
+        body = (
+            f'<p>The whole book as one PDF file: <a href="{SITE_PDF}">{SITE_PDF}</a> ({size:.1f} MB). '
+            "It has every chapter, with each interactive figure at its default settings, the theorem "
+            "boxes numbered as on this site, and the solutions after their exercises.</p>"
+        )
         offers = "pdf"
     else:
-        body = ("<p>This copy of the site was built without its print edition (the PDF is a separate "
-                "step after the HTML build, and needs XeLaTeX). In a clone of the book's repository, "
-                "after <code>jupyter-book build .</code>, run <code>python tools/print_edition.py</code>: "
-                f"it writes the PDF, copies it into the site as <code>{SITE_PDF}</code> and links it "
-                "from this page.</p>")
+        body = (
+            "<p>This copy of the site was built without its print edition (the PDF is a separate "
+            "step after the HTML build, and needs XeLaTeX). In a clone of the book's repository, "
+            "after <code>jupyter-book build .</code>, run <code>python tools/print_edition.py</code>: "
+            f"it writes the PDF, copies it into the site as <code>{SITE_PDF}</code> and links it "
+            "from this page.</p>"
+        )
         offers = "none"
     text = _PRINT_PAGE_HTML.format(body=body)
     path = site / PRINT_PAGE

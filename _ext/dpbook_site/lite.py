@@ -38,11 +38,17 @@ WHEEL_PACKAGES = ("dpbook", "dpbook_book")
 
 #: the roles jupyterlab-myst cannot resolve in a lone notebook (no bibliography, no other chapters):
 #: the lite copies get the text the book shows for them instead
-LITE_ROLE = re.compile(r"\{(cite:t|cite:p|cite:ps|cite:ts|cite|prf:ref|ref|numref|eq|doc)\}`([^`]*)`")
+LITE_ROLE = re.compile(
+    r"\{(cite:t|cite:p|cite:ps|cite:ts|cite|prf:ref|ref|numref|eq|doc)\}`([^`]*)`"
+)
 #: sphinx-exercise's gated solutions span several cells; jupyterlab-myst knows no such directive
 LITE_SOLUTION_START = re.compile(
-    r"^(`{3,}|:{3,})\{solution-start\}(?P<arg>[^\n]*)\n(?::[\w-]+:[^\n]*\n)*\1[ \t]*$", re.M)
-LITE_SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*\1[ \t]*$", re.M)
+    r"^(`{3,}|:{3,})\{solution-start\}(?P<arg>[^\n]*)\n(?::[\w-]+:[^\n]*\n)*\1[ \t]*$",
+    re.M,
+)
+LITE_SOLUTION_END = re.compile(
+    r"^(`{3,}|:{3,})\{solution-end\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*\1[ \t]*$", re.M
+)
 
 
 def author_year(bib_path):
@@ -116,24 +122,34 @@ class LiteText:
             eqs = self.env.domaindata.get("math", {}).get("objects", {})
             if target in eqs:
                 docname, eqno = eqs[target]
-                _, number = self._number(docname, [f"equation-{target}"], {"displaymath"})
-                return (self.app.config.math_eqref_format or "({number})").format(number=number or eqno)
+                _, number = self._number(
+                    docname, [f"equation-{target}"], {"displaymath"}
+                )
+                return (self.app.config.math_eqref_format or "({number})").format(
+                    number=number or eqno
+                )
             return None
         if target in proofs:
             match = proofs[target]
             if not match.get("nonumber"):
-                _, number = self._number(match["docname"], [target], {match.get("countertype")})
+                _, number = self._number(
+                    match["docname"], [target], {match.get("countertype")}
+                )
             default = f"{match['realtype'].title()} {number or ''}".strip()
         elif target in exercises:
             entry = exercises[target]
-            _, number = self._number(entry["docname"], [target], {entry.get("type", "exercise")})
+            _, number = self._number(
+                entry["docname"], [target], {entry.get("type", "exercise")}
+            )
             default = f"{entry.get('type', 'exercise').title()} {number or ''}".strip()
         elif target in labels or target in anon:
             docname, labelid = (labels.get(target) or anon.get(target))[:2]
             sectname = labels[target][2] if target in labels else ""
             kind, number = self._number(docname, [labelid])
             if role == "numref" and number:
-                fmt = (self.app.config.numfig_format or {}).get(kind, kind.title() + " %s")
+                fmt = (self.app.config.numfig_format or {}).get(
+                    kind, kind.title() + " %s"
+                )
                 default = fmt % number
             else:
                 default = sectname or (f"{kind.title()} {number}" if number else None)
@@ -145,7 +161,11 @@ class LiteText:
 
     def __call__(self, match, where):
         role, target = match.group(1), match.group(2)
-        out = self.cite(role, target) if role.startswith("cite") else self.ref(role, target)
+        out = (
+            self.cite(role, target)
+            if role.startswith("cite")
+            else self.ref(role, target)
+        )
         if out is None:
             self.unresolved.append(f"{where}: {match.group(0)}")
             return target
@@ -155,7 +175,10 @@ class LiteText:
 def lite_markdown(source: str, resolve, where: str = "") -> str:
     """A markdown cell as the lite lab should read it: roles as the book's text, solutions marked."""
     source = LITE_ROLE.sub(lambda m: resolve(m, where), source)
-    source = LITE_SOLUTION_START.sub("**Solution** (this cell and the ones below, to the end of the solution)", source)
+    source = LITE_SOLUTION_START.sub(
+        "**Solution** (this cell and the ones below, to the end of the solution)",
+        source,
+    )
     return LITE_SOLUTION_END.sub("*End of the solution.*", source)
 
 
@@ -166,8 +189,11 @@ def solution_boundaries(source: str) -> list:
     one: the events the lite copy keeps in the cell's metadata (``dpbook.solutions``) so that the
     book's checker still finds each solution's code.
     """
-    found = [(m.start(), ["start", m["arg"].split()[0]]) for m in LITE_SOLUTION_START.finditer(source)
-             if m["arg"].strip()]
+    found = [
+        (m.start(), ["start", m["arg"].split()[0]])
+        for m in LITE_SOLUTION_START.finditer(source)
+        if m["arg"].strip()
+    ]
     found += [(m.start(), ["end"]) for m in LITE_SOLUTION_END.finditer(source)]
     return [event for _, event in sorted(found, key=lambda pair: pair[0])]
 
@@ -195,15 +221,20 @@ def _lite_contents(app, dest: Path) -> int:
                 events = solution_boundaries(cell.source)
                 if events:
                     cell.metadata.setdefault("dpbook", {})["solutions"] = events
-                cell.source = lite_markdown(cell.source, resolve, f"{rel.as_posix()} cell {k}")
+                cell.source = lite_markdown(
+                    cell.source, resolve, f"{rel.as_posix()} cell {k}"
+                )
         nb.cells.insert(0, nbformat.v4.new_code_cell(LITE_INSTALL_CELL))
         out = dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, out)
         n += 1
     for item in resolve.unresolved:
-        logger.warning(f"a role the lite notebook shows as its bare target (unknown target or citation key): {item}",
-                       type="dpbook", subtype="lite")
+        logger.warning(
+            f"a role the lite notebook shows as its bare target (unknown target or citation key): {item}",
+            type="dpbook",
+            subtype="lite",
+        )
     return n
 
 
@@ -219,22 +250,44 @@ def build_wheel(repo: Path, src: Path, dest: Path, packages=WHEEL_PACKAGES) -> P
             shutil.copy2(repo / name, src / name)
     for package in packages:
         if not (repo / package / "__init__.py").is_file():
-            raise ExtensionError(f"dpbook_site: the wheel needs the package {package!r}, but {repo / package} "
-                                 "is not a Python package")
-        shutil.copytree(repo / package, src / package,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            raise ExtensionError(
+                f"dpbook_site: the wheel needs the package {package!r}, but {repo / package} "
+                "is not a Python package"
+            )
+        shutil.copytree(
+            repo / package,
+            src / package,
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dest), str(src)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            "-w",
+            str(dest),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
     )
     if proc.returncode != 0:
-        raise ExtensionError(f"dpbook_site: building the dpbook wheel failed:\n{proc.stderr}")
+        raise ExtensionError(
+            f"dpbook_site: building the dpbook wheel failed:\n{proc.stderr}"
+        )
     built = sorted(dest.glob("dpbook-*-py3-none-any.whl"))
     if not built:
         raise ExtensionError(f"dpbook_site: no pure-Python dpbook wheel in {dest}")
     with zipfile.ZipFile(built[-1]) as whl:
         names = set(whl.namelist())
-    expected = {p.relative_to(repo).as_posix() for package in packages for p in (repo / package).rglob("*.py")}
+    expected = {
+        p.relative_to(repo).as_posix()
+        for package in packages
+        for p in (repo / package).rglob("*.py")
+    }
     if missing := sorted(expected - names):
         raise ExtensionError(
             f"dpbook_site: the dpbook wheel lacks {missing}; list every package in pyproject.toml "
@@ -255,21 +308,39 @@ def build_lite(app):
     build_wheel(Path(app.confdir).resolve(), work / "src", wheels)
     n_nb = _lite_contents(app, contents)
     # render every cell of a chapter, not only those scrolled into view (JupyterLab's windowing)
-    (work / "lite-dir" / "overrides.json").write_text(json.dumps({
-        "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
-    }))
-    (work / "lite-dir" / "jupyter-lite.json").write_text(json.dumps({
-        "jupyter-lite-schema-version": 0,
-        "jupyter-config-data": {"appName": "dpbook (JupyterLite)"},
-    }))
+    (work / "lite-dir" / "overrides.json").write_text(
+        json.dumps(
+            {
+                "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+            }
+        )
+    )
+    (work / "lite-dir" / "jupyter-lite.json").write_text(
+        json.dumps(
+            {
+                "jupyter-lite-schema-version": 0,
+                "jupyter-config-data": {"appName": "dpbook (JupyterLite)"},
+            }
+        )
+    )
     out = Path(app.outdir) / LITE_DIR
     shutil.rmtree(out, ignore_errors=True)
     cmd = [
-        sys.executable, "-m", "jupyter", "lite", "build",
-        "--lite-dir", str(work / "lite-dir"),
-        "--contents", str(contents),
-        "--output-dir", str(out),
-        "--apps", "lab", "--apps", "notebooks",
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lite",
+        "build",
+        "--lite-dir",
+        str(work / "lite-dir"),
+        "--contents",
+        str(contents),
+        "--output-dir",
+        str(out),
+        "--apps",
+        "lab",
+        "--apps",
+        "notebooks",
     ]
     proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -278,7 +349,9 @@ def build_lite(app):
         )
     shipped = sorted((out / "pypi").glob("dpbook-*.whl"))
     if not shipped:
-        raise ExtensionError(f"dpbook_site: the lite site at {out} holds no dpbook wheel")
+        raise ExtensionError(
+            f"dpbook_site: the lite site at {out} holds no dpbook wheel"
+        )
     logger.info(
         f"[dpbook_site] JupyterLite site with {n_nb} notebooks and {shipped[0].name} "
         f"built in {time.perf_counter() - t0:.1f} s"

@@ -35,3 +35,14 @@ def _dl_tail(s, scale):
     p_ge = np.where(right, w, 1.0 - w)
     p_lt = np.where(right, 1.0 - w, w)
     return p_ge, p_lt, m1, np.where(right, m2, var - m2)
+
+
+def _dl_split(s, scale):
+    """``(P(K >= s), P(K < s))`` for integer arrays ``s`` (``±inf`` allowed), each from its own small tail:
+    ``P(K >= s) = α^s/(1 + α)`` for ``s >= 1``, ``P(K < s) = α^{1-s}/(1 + α)`` for ``s <= 0``."""
+    alpha = math.exp(-1.0 / scale)
+    s = np.asarray(s, dtype=float)
+    right = s >= 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = np.exp(-np.where(right, s, 1.0 - s) / scale) / (1.0 + alpha)
+    return np.where(right, w, 1.0 - w), np.where(right, 1.0 - w, w)

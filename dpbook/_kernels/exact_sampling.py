@@ -41,10 +41,12 @@ from __future__ import annotations
 
 import numbers
 from fractions import Fraction
+
 import numpy as np
+
 from . import validation as check
 
-__all__ = ['discrete_laplace_noise']
+__all__ = ["discrete_laplace_noise"]
 
 
 # Largest scale discrete_laplace_noise accepts (2**52, about 4.5e15).  Above it an
@@ -158,9 +160,17 @@ def _magnitude(rng, n, num, den):
     m = num // den
     if m == 0:  # scale < 1: 1/b = g + f/num with g >= 1
         g, f = divmod(den, num)
-        return _geometric(rng, n, lambda size: _bernoulli_exp_large(rng, size, g, f, num))
-    v = _geometric(rng, n, lambda size: _bernoulli_exp_fraction(rng, size, m * den, num))
-    r = _truncated_geometric(rng, n, m, num, den) if m > 1 else np.zeros(n, dtype=np.int64)
+        return _geometric(
+            rng, n, lambda size: _bernoulli_exp_large(rng, size, g, f, num)
+        )
+    v = _geometric(
+        rng, n, lambda size: _bernoulli_exp_fraction(rng, size, m * den, num)
+    )
+    r = (
+        _truncated_geometric(rng, n, m, num, den)
+        if m > 1
+        else np.zeros(n, dtype=np.int64)
+    )
     if v.size and v.max() > (_INT64_MAX - (m - 1)) // m:
         raise OverflowError("a discrete Laplace draw exceeded the int64 range")
     return m * v + r

@@ -5,16 +5,15 @@ auditor's descriptions compute with these kernels on validated arrays; none of t
 
 from __future__ import annotations
 
-import numpy as np
 import math
-from scipy import special
-from . import validation as check
 
-__all__ = ['laplace_log_mass']
+import numpy as np
+from scipy import special
+
+__all__ = ["laplace_log_mass"]
 
 #: below this the lower incomplete gamma difference is the accurate one, above it the upper one
 _GAMMA2_MEDIAN = 1.6783469900166608
-
 
 
 LOG_HALF = np.log(0.5)
@@ -25,11 +24,6 @@ def _laplace_logpdf(x, loc, scale):
     x, loc = np.asarray(x, dtype=float), np.asarray(loc, dtype=float)
     with np.errstate(over="ignore"):
         return -np.abs(x - loc) / scale - np.log(2 * scale)
-
-
-def _laplace_pdf(x, loc, scale):
-    """The Laplace(loc, scale) density at x."""
-    return np.exp(_laplace_logpdf(x, loc, scale))
 
 
 def _laplace_cdf(x, loc, scale):
@@ -66,14 +60,18 @@ def _laplace_ppf(u, loc, scale):
     """The quantile function of Laplace(loc, scale) at u in [0, 1]."""
     u = np.asarray(u, dtype=float)
     with np.errstate(divide="ignore"):
-        return np.where(u < 0.5, loc + scale * np.log(2 * u), loc - scale * np.log(2 * (1 - u)))
+        return np.where(
+            u < 0.5, loc + scale * np.log(2 * u), loc - scale * np.log(2 * (1 - u))
+        )
 
 
 def _laplace_isf(u, loc, scale):
     """The inverse survival function of Laplace(loc, scale) at u in [0, 1] (``ppf(1 - u)``, accurate for small u)."""
     u = np.asarray(u, dtype=float)
     with np.errstate(divide="ignore"):
-        return np.where(u < 0.5, loc - scale * np.log(2 * u), loc + scale * np.log(2 * (1 - u)))
+        return np.where(
+            u < 0.5, loc - scale * np.log(2 * u), loc + scale * np.log(2 * (1 - u))
+        )
 
 
 #: a double-precision uniform resolves ``1 - |t|`` down to 2^-53: draws stop 53 log 2 = 36.7 scales out,
@@ -122,7 +120,9 @@ def _signed_mass(x, y, scale):
         wz = width / scale
         left = 0.5 * np.exp(np.minimum(hiz, 0.0)) * -np.expm1(-wz)  # both ends <= 0
         right = 0.5 * np.exp(-np.maximum(loz, 0.0)) * -np.expm1(-wz)  # both ends >= 0
-        across = 0.5 * (-np.expm1(np.minimum(loz, 0.0)) - np.expm1(-np.maximum(hiz, 0.0)))
+        across = 0.5 * (
+            -np.expm1(np.minimum(loz, 0.0)) - np.expm1(-np.maximum(hiz, 0.0))
+        )
     mass = np.where(hi <= 0, left, np.where(lo >= 0, right, across))
     return sign * np.where(sign != 0, mass, 0.0)
 
@@ -138,23 +138,34 @@ def _log1p_ratio(diff, l1, l2):
 
 
 def _piece_mass_diffs(q1, q2, lower, upper, s):
-    """``N_k(q2) - N_k(q1)`` for each piece ``[lower_k, upper_k]`` (broadcast against the pairs), without cancellation."""
+    """``N_k(q2) - N_k(q1)`` for each piece ``[lower_k, upper_k]`` (broadcast against the pairs), without
+    cancellation."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         lo_q, hi_q = np.minimum(q1, q2), np.maximum(q1, q2)
         sign = np.where(q2 > q1, 1.0, np.where(q2 < q1, -1.0, 0.0))
         step = (hi_q - lo_q) / s
         # a piece wholly left (right) of both: N_k(q2) = N_k(q1) e^{-+(q2 - q1)/s}
-        mixed = _signed_mass(lower - q2, lower - q1, s) - _signed_mass(upper - q2, upper - q1, s)
+        mixed = _signed_mass(lower - q2, lower - q1, s) - _signed_mass(
+            upper - q2, upper - q1, s
+        )
         # a piece holding both: N_k(hi) - N_k(lo) = (1 - e^{-step})/2 (e^{-(lo - a)/s} - e^{-(b - hi)/s})
         x, y = (lo_q - lower) / s, (upper - hi_q) / s
         gap = np.where(np.isinf(x) & np.isinf(y), 0.0, y - x)
-        both = -0.5 * np.expm1(-step) * np.sign(gap) * np.exp(-np.minimum(x, y)) * -np.expm1(-np.abs(gap))
+        both = (
+            -0.5
+            * np.expm1(-step)
+            * np.sign(gap)
+            * np.exp(-np.minimum(x, y))
+            * -np.expm1(-np.abs(gap))
+        )
         both = sign * np.where(np.isfinite(both), both, 0.0)
         holds = (lower <= lo_q) & (hi_q <= upper)
         left = upper <= lo_q
         right = lower >= hi_q
         n1 = np.exp(_piece_log_mass(q1, s, lower, upper))
-        outside = np.where(left, n1 * np.expm1(-(q2 - q1) / s), n1 * np.expm1((q2 - q1) / s))
+        outside = np.where(
+            left, n1 * np.expm1(-(q2 - q1) / s), n1 * np.expm1((q2 - q1) / s)
+        )
         return np.where(holds, both, np.where(left | right, outside, mixed))
 
 
@@ -225,16 +236,12 @@ def laplace_log_mass(q, scale, lower, upper):
     return special.logsumexp(_piece_log_mass(q, float(scale), a, b), axis=0)
 
 
-def _args(q, scale, lower, upper):
-    scale = check.positive("scale", scale)
-    lower, upper = check.bounds(lower, upper)
-    return check.finite_array("q", q), scale, lower, upper
-
-
 def _times_exp(x, d):
     """``x e^{-d}`` for ``x >= 0``, ``d >= 0``, without underflowing ``e^{-d}`` first (``x`` up to 1e308)."""
     with np.errstate(divide="ignore"):
-        return np.where(d < 700.0, x * np.exp(-np.minimum(d, 700.0)), np.exp(np.log(x) - d))
+        return np.where(
+            d < 700.0, x * np.exp(-np.minimum(d, 700.0)), np.exp(np.log(x) - d)
+        )
 
 
 def _truncated_moments_units(q, scale, lower, upper):
@@ -250,13 +257,19 @@ def _truncated_moments_units(q, scale, lower, upper):
     short, unit, alpha, beta = _short(c, a, b, lower, upper)
     two_n = np.where(short, 1.0, _half_mass(a, b))
     small = np.minimum(a, b) < _GAMMA2_MEDIAN
-    gap = np.where(small, special.gammainc(2, b) - special.gammainc(2, a), special.gammaincc(2, a) - special.gammaincc(2, b))
+    gap = np.where(
+        small,
+        special.gammainc(2, b) - special.gammainc(2, a),
+        special.gammaincc(2, a) - special.gammaincc(2, b),
+    )
     offset = gap / two_n
     second = 2 * (special.gammainc(3, a) + special.gammainc(3, b)) / two_n
     den = alpha * _g(1, a) + beta * _g(1, b)
     den = np.where(short, den, 1.0)
     offset = np.where(short, (beta**2 * _g(2, b) - alpha**2 * _g(2, a)) / den, offset)
-    second = np.where(short, 2 * (alpha**3 * _g(3, a) + beta**3 * _g(3, b)) / den, second)
+    second = np.where(
+        short, 2 * (alpha**3 * _g(3, a) + beta**3 * _g(3, b)) / den, second
+    )
     length = np.where(short, unit, scale)
     return c, length * offset, length, np.maximum(second - offset**2, 0.0)
 
@@ -269,7 +282,7 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
     """Overwrite the float array ``p`` with truncated quantiles (see :meth:`Truncated.ppf`).
 
     The uniform is mapped onto the centred probabilities of the interval's part of the Laplace law
-    around ``c`` and passed through :func:`dpbook._kernels.laplace._offsets_in_place` (``floor`` as there).
+    around ``c`` and passed through ``dpbook._kernels.laplace._offsets_in_place`` (``floor`` as there).
 
     With ``piece=(k, start, mass)`` the intervals are the pieces of a mixture: ``c``, ``lower``,
     ``upper``, ``start`` and ``mass`` (``> 0``) are 1-D with one entry per piece, point ``i`` belongs to
@@ -279,20 +292,37 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
     """
     with np.errstate(over="ignore"):
         a, b = (c - lower) / scale, (upper - c) / scale
+        # max(A', B') >= (upper - lower)/(2b): only an interval shorter than b/8 can be short (one test per piece)
+        maybe_short = bool(
+            np.any(np.asarray(upper - lower) < 2 * _SHORT_QUANTILE * np.asarray(scale))
+        )
     width, start = _half_mass(a, b), np.expm1(-a)
     if piece is not None:
         k, slot, mass = piece
-        slot, full, width, start, a, b, c, lower, upper, mass = np.take(
-            np.stack(np.broadcast_arrays(slot, width, width / mass, start, a, b, c, lower, upper, mass)), k, axis=1)
+        slot, full, width, start, a, b, c, lower, upper = np.take(
+            np.stack(
+                np.broadcast_arrays(
+                    slot, width, width / mass, start, a, b, c, lower, upper
+                )
+            ),
+            k,
+            axis=1,
+        )
         p -= slot
     else:
         full = width
     # an interval far shorter than the scale on both sides of c (below b/16: the offsets in units of b would
     # lose more than 16 ulps of the interval, and every digit below 2^-53 b): its quantiles in units of the interval
-    short = np.broadcast_to(np.maximum(a, b) < _SHORT_QUANTILE, p.shape)
+    short = (
+        np.broadcast_to(np.maximum(a, b) < _SHORT_QUANTILE, p.shape)
+        if maybe_short
+        else np.zeros((), bool)
+    )
     if short.any():
-        fraction = (p / mass if piece is not None else p)[short]
-        narrow = [np.broadcast_to(v, p.shape)[short] for v in (c, scale, lower, upper, a, b)]
+        fraction = p[short] / np.take(mass, k)[short] if piece is not None else p[short]
+        narrow = [
+            np.broadcast_to(v, p.shape)[short] for v in (c, scale, lower, upper, a, b)
+        ]
     p *= width
     if not floor:
         # exact quantiles (ppf): 1 - |t| as ``u + e^{-A'}`` below c and ``(2N - u) + e^{-B'}`` above, never as
@@ -302,7 +332,11 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
             near_one = np.where(t < 0, p + np.exp(-a), (full - p) + np.exp(-b))
             w = np.where(t < 0, scale * np.log(near_one), -scale * np.log(near_one))
         w += c
-        w = np.clip(w, lower, upper) if piece is None else np.minimum(np.maximum(w, lower), upper)
+        w = (
+            np.clip(w, lower, upper)
+            if piece is None
+            else np.minimum(np.maximum(w, lower), upper)
+        )
     else:
         p += start
         w = _offsets_in_place(p, scale, floor)

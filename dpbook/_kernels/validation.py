@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+
 import numpy as np
 
 
@@ -54,10 +55,14 @@ def real_array(name, value):
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be real numbers, got {_short_repr(value)}") from None
+        raise ValueError(
+            f"{name} must be real numbers, got {_short_repr(value)}"
+        ) from None
     if arr.dtype.kind not in "iuf":
-        raise ValueError(f"{name} must be real numbers (not strings, bools, complex numbers or objects), "
-                         f"got {_short_repr(value)}")
+        raise ValueError(
+            f"{name} must be real numbers (not strings, bools, complex numbers or objects), "
+            f"got {_short_repr(value)}"
+        )
     arr = arr.astype(float, copy=False)
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN, got {_short_repr(value)}")
@@ -115,7 +120,11 @@ def _number_text(x):
 
 def count(name, value, minimum):
     """Return ``value`` as an int, checked to be an integer (not a bool) ``>= minimum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+    ):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
@@ -138,7 +147,9 @@ def size(value, *, itemsize=8, copies=4):
         try:
             dims = tuple(value)
         except TypeError:
-            raise ValueError(f"size must be None, an int or a tuple of ints, got {value!r}") from None
+            raise ValueError(
+                f"size must be None, an int or a tuple of ints, got {value!r}"
+            ) from None
         for d in dims:
             if not isinstance(d, numbers.Integral) or isinstance(d, bool) or d < 0:
                 raise ValueError(f"size must contain only ints >= 0, got {value!r}")
@@ -147,8 +158,10 @@ def size(value, *, itemsize=8, copies=4):
     draws = math.prod(dims)
     need = draws * itemsize * copies
     if need > memory_bytes():
-        raise ValueError(f"size={value!r} asks for {draws:.3g} draws, about {need:.3g} bytes with the sampler's "
-                         f"working arrays, more than this machine's {memory_bytes():.3g} bytes of memory")
+        raise ValueError(
+            f"size={value!r} asks for {draws:.3g} draws, about {need:.3g} bytes with the sampler's "
+            f"working arrays, more than this machine's {memory_bytes():.3g} bytes of memory"
+        )
     return out
 
 
@@ -172,9 +185,13 @@ def generator(rng, name="rng"):
         return rng
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
         if rng < 0:
-            raise ValueError(f"{name} must be an int seed >= 0, a numpy.random.Generator or None, got {rng!r}")
+            raise ValueError(
+                f"{name} must be an int seed >= 0, a numpy.random.Generator or None, got {rng!r}"
+            )
         return np.random.default_rng(int(rng))
-    raise ValueError(f"{name} must be an int seed >= 0, a numpy.random.Generator or None, got {rng!r}")
+    raise ValueError(
+        f"{name} must be an int seed >= 0, a numpy.random.Generator or None, got {rng!r}"
+    )
 
 
 def extended_real(name, value):
@@ -188,7 +205,12 @@ def _real(name, value):
             arr = np.asarray(value)
         except Exception:
             arr = None
-        if arr is None or arr.ndim != 0 or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        if (
+            arr is None
+            or arr.ndim != 0
+            or not np.issubdtype(arr.dtype, np.number)
+            or np.iscomplexobj(arr)
+        ):
             raise ValueError(f"{name} must be a real number, got {value!r}")
         value = arr.item()
     v = float(value)

@@ -9,5 +9,12 @@ outputs, and never look at the family's type.
 from ._search import PrivacyReport, describe, pair_loss, privacy_loss, privacy_report
 from .description import DiscreteDescription, PrivacyDescription
 
-__all__ = ["DiscreteDescription", "PrivacyDescription", "PrivacyReport", "describe", "pair_loss", "privacy_loss",
-           "privacy_report"]
+__all__ = [
+    "DiscreteDescription",
+    "PrivacyDescription",
+    "PrivacyReport",
+    "describe",
+    "pair_loss",
+    "privacy_loss",
+    "privacy_report",
+]

@@ -25,11 +25,13 @@ what was asked and the limit.  This module imports numpy and the standard librar
 from __future__ import annotations
 
 import math
+
 import numpy as np
+
 from .._kernels import validation as check
 from ..neighbours import Neighbours
 
-__all__ = ['discrete_pair_loss', 'discrete_report']
+__all__ = ["discrete_pair_loss", "discrete_report"]
 
 
 #: (pair, output) evaluations one audit may need before it is refused
@@ -48,10 +50,14 @@ def _integer_interval(name, value):
     lo, hi = check.extended_real(name, lo), check.extended_real(name, hi)
     if lo > hi:
         raise ValueError(f"{name} must have lo <= hi, got {value!r}")
-    return float(math.ceil(lo)) if math.isfinite(lo) else lo, float(math.floor(hi)) if math.isfinite(hi) else hi
+    return float(math.ceil(lo)) if math.isfinite(lo) else lo, float(
+        math.floor(hi)
+    ) if math.isfinite(hi) else hi
 
 
-def discrete_report(desc, sensitivity, domain, window=None, neighbours=None, name="mechanism"):
+def discrete_report(
+    desc, sensitivity, domain, window=None, neighbours=None, name="mechanism"
+):
     """The exact privacy loss of a discrete family: a dict of :class:`dpbook.PrivacyReport`'s fields.
 
     Parameters
@@ -75,46 +81,88 @@ def discrete_report(desc, sensitivity, domain, window=None, neighbours=None, nam
         where ``M(q1)`` reaches an output ``M(q2)`` cannot), ``exact=True``, ``slack=0.0``.
     """
     if neighbours is not None:
-        Neighbours.parse(f"neighbours (for the integer-valued {name})", neighbours, (Neighbours.ADDITIVE,))
+        Neighbours.parse(
+            f"neighbours (for the integer-valued {name})",
+            neighbours,
+            (Neighbours.ADDITIVE,),
+        )
     delta = check.positive("sensitivity", sensitivity)
     if delta != math.floor(delta):
-        raise ValueError(f"sensitivity must be an integer for the integer-valued {name}, got {sensitivity!r}")
+        raise ValueError(
+            f"sensitivity must be an integer for the integer-valued {name}, got {sensitivity!r}"
+        )
     lo, hi = _integer_interval("domain", domain)
     if lo > hi:
         raise ValueError(f"domain holds no integer, got {domain!r}")
     s_lo, s_hi = desc.support
-    w_lo, w_hi = (-math.inf, math.inf) if window is None else _integer_interval("window", window)
+    w_lo, w_hi = (
+        (-math.inf, math.inf) if window is None else _integer_interval("window", window)
+    )
     o_lo, o_hi = max(s_lo, w_lo), min(s_hi, w_hi)
     if o_lo > o_hi:  # no output in the window: nothing can be told apart
         q = lo if math.isfinite(lo) else (hi if math.isfinite(hi) else 0.0)
-        return dict(epsilon=0.0, q1=q, q2=q, output=math.nan, kind="atom", exact=True, slack=0.0)
+        return dict(
+            epsilon=0.0, q1=q, q2=q, output=math.nan, kind="atom", exact=True, slack=0.0
+        )
     n_out = o_hi - o_lo + 1  # inf for an unbounded range of outputs
     width = hi - lo
     # pairs (q, q + d), d in ±1..±min(Δ, width)
     steps = min(delta, width)
-    n_pairs = (width + 1) * 2 * steps - steps * (steps + 1) if math.isfinite(width) else math.inf
+    n_pairs = (
+        (width + 1) * 2 * steps - steps * (steps + 1)
+        if math.isfinite(width)
+        else math.inf
+    )
     if steps == 0:
-        return dict(epsilon=0.0, q1=lo, q2=lo, output=math.nan, kind="atom", exact=True, slack=0.0)
-    per_pair = n_out if math.isfinite(n_out) and n_out * max(n_pairs, 1) <= _MAX_EVALUATIONS else None
+        return dict(
+            epsilon=0.0,
+            q1=lo,
+            q2=lo,
+            output=math.nan,
+            kind="atom",
+            exact=True,
+            slack=0.0,
+        )
+    per_pair = (
+        n_out
+        if math.isfinite(n_out) and n_out * max(n_pairs, 1) <= _MAX_EVALUATIONS
+        else None
+    )
     if math.isfinite(n_pairs) and n_pairs * (per_pair or 16) <= _MAX_EVALUATIONS:
         q1, q2 = _all_pairs(lo, hi, int(steps))
     elif desc.worst_pairs is not None:
         pairs = desc.worst_pairs(lo, hi, delta)
         q1 = np.array([p[0] for p in pairs], dtype=float)
         q2 = np.array([p[1] for p in pairs], dtype=float)
-        per_pair = n_out if math.isfinite(n_out) and n_out * q1.size <= _MAX_EVALUATIONS else None
+        per_pair = (
+            n_out
+            if math.isfinite(n_out) and n_out * q1.size <= _MAX_EVALUATIONS
+            else None
+        )
     else:
-        raise ValueError(f"auditing {name} on domain={domain!r} with sensitivity={sensitivity!r} needs {n_pairs:.3g} "
-                         f"pairs x {n_out:.3g} outputs; the limit is {_MAX_EVALUATIONS} evaluations (about a minute) and "
-                         "the family states no worst pair")
+        raise ValueError(
+            f"auditing {name} on domain={domain!r} with sensitivity={sensitivity!r} needs {n_pairs:.3g} "
+            f"pairs x {n_out:.3g} outputs; the limit is {_MAX_EVALUATIONS} evaluations (about a minute) and "
+            "the family states no worst pair"
+        )
     if per_pair is not None:
         outputs = np.arange(o_lo, o_hi + 1.0)[None, :]
         best = _best(desc, q1[:, None], q2[:, None], outputs)
     else:
-        best = _best(desc, q1[:, None], q2[:, None], _candidates(desc, q1, q2, o_lo, o_hi))
+        best = _best(
+            desc, q1[:, None], q2[:, None], _candidates(desc, q1, q2, o_lo, o_hi)
+        )
     eps, i, k = best
     kind = "support" if eps == math.inf else "atom"
-    return dict(epsilon=float(eps), q1=float(q1[i]), q2=float(q2[i]), output=float(k), kind=kind, exact=True, slack=0.0)
+    return dict(
+        epsilon=float(eps),
+        q1=float(q1[i]),
+        q2=float(q2[i]),
+        output=float(k),
+        kind=kind,
+        exact=True,
+        slack=0.0,
+    )
 
 
 def discrete_pair_loss(desc, q1, q2, window=None, name="mechanism"):
@@ -140,19 +188,28 @@ def discrete_pair_loss(desc, q1, q2, window=None, name="mechanism"):
         Shaped like the broadcast of ``q1`` and ``q2``.
     """
     why = f" for the integer-valued {name}"
-    q1, q2 = check.integer_array("q1", q1, why=why), check.integer_array("q2", q2, why=why)
+    q1, q2 = (
+        check.integer_array("q1", q1, why=why),
+        check.integer_array("q2", q2, why=why),
+    )
     shape = np.broadcast(q1, q2).shape
     q1, q2 = (np.array(v, dtype=float).ravel() for v in np.broadcast_arrays(q1, q2))
     s_lo, s_hi = desc.support
-    w_lo, w_hi = (-math.inf, math.inf) if window is None else _integer_interval("window", window)
+    w_lo, w_hi = (
+        (-math.inf, math.inf) if window is None else _integer_interval("window", window)
+    )
     o_lo, o_hi = max(s_lo, w_lo), min(s_hi, w_hi)
     if o_lo > o_hi:
         return np.zeros(shape)  # no output to tell the two laws apart by
     n_out = o_hi - o_lo + 1
     if q1.size > _MAX_EVALUATIONS:
-        raise ValueError(f"q1, q2: {q1.size} pairs exceed the limit of {_MAX_EVALUATIONS} evaluations")
+        raise ValueError(
+            f"q1, q2: {q1.size} pairs exceed the limit of {_MAX_EVALUATIONS} evaluations"
+        )
     if math.isfinite(n_out) and n_out * q1.size <= _MAX_EVALUATIONS:
-        cand = np.broadcast_to(np.arange(o_lo, o_hi + 1.0)[None, :], (q1.size, int(n_out)))
+        cand = np.broadcast_to(
+            np.arange(o_lo, o_hi + 1.0)[None, :], (q1.size, int(n_out))
+        )
     else:
         cand = _candidates(desc, q1, q2, o_lo, o_hi)
     out = np.empty(q1.size)
@@ -160,7 +217,9 @@ def discrete_pair_loss(desc, q1, q2, window=None, name="mechanism"):
     for start in range(0, q1.size, rows):
         sl = slice(start, start + rows)
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            r = np.asarray(desc.log_ratio(cand[sl], q1[sl, None], q2[sl, None]), dtype=float)
+            r = np.asarray(
+                desc.log_ratio(cand[sl], q1[sl, None], q2[sl, None]), dtype=float
+            )
         r = np.where(np.isnan(r), -math.inf, np.broadcast_to(r, cand[sl].shape))
         out[sl] = r.max(axis=1)
     return out.reshape(shape)
@@ -171,7 +230,10 @@ def _candidates(desc, q1, q2, o_lo, o_hi):
     theorem plus the interval's finite ends, clipped into it (one row per pair)."""
     cand = np.asarray(desc.outputs(q1, q2), dtype=float).reshape(q1.size, -1)
     ends = [v for v in (o_lo, o_hi) if math.isfinite(v)]
-    cand = np.concatenate([cand, np.broadcast_to(np.array(ends, dtype=float), (q1.size, len(ends)))], axis=1)
+    cand = np.concatenate(
+        [cand, np.broadcast_to(np.array(ends, dtype=float), (q1.size, len(ends)))],
+        axis=1,
+    )
     return np.clip(np.where(np.isfinite(cand), cand, q1[:, None]), o_lo, o_hi)
 
 
@@ -191,11 +253,13 @@ def _best(desc, q1, q2, outputs):
     rows = max(1, _CHUNK // max(m, 1))
     best = (-math.inf, 0, math.nan)
     for start in range(0, n, rows):
-        a, b = q1[start:start + rows], q2[start:start + rows]
-        k = outputs if outputs.shape[0] == 1 else outputs[start:start + rows]
+        a, b = q1[start : start + rows], q2[start : start + rows]
+        k = outputs if outputs.shape[0] == 1 else outputs[start : start + rows]
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             r = np.asarray(desc.log_ratio(k, a, b), dtype=float)
-        r = np.where(np.isnan(r), -math.inf, np.broadcast_to(r, np.broadcast(k, a).shape))
+        r = np.where(
+            np.isnan(r), -math.inf, np.broadcast_to(r, np.broadcast(k, a).shape)
+        )
         j = int(np.argmax(r))
         v = float(r.flat[j])
         if v > best[0]:

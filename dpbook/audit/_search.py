@@ -25,16 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+
 import numpy as np
-from ..audit.description import PrivacyDescription
-from .._kernels.arrays import _identity
+
 from .._kernels import validation as check
+from .._kernels.arrays import _identity
+from ..audit.description import PrivacyDescription
 from ..mechanism import Mechanism
+from ..neighbours import TRUE_VALUES, Neighbours
 from ._discrete import discrete_pair_loss, discrete_report
 from .description import DiscreteDescription
-from ..neighbours import TRUE_VALUES, Neighbours
 
-__all__ = ['PrivacyReport', 'describe', 'pair_loss', 'privacy_loss', 'privacy_report']
+__all__ = ["PrivacyReport", "describe", "pair_loss", "privacy_loss", "privacy_report"]
 
 
 _KINDS = ("density", "atom", "support", "tail")
@@ -130,12 +132,16 @@ def describe(mechanism):
     a family only through the description every mechanism gives).
     """
     if not isinstance(mechanism, Mechanism):
-        raise ValueError(f"mechanism must be a dpbook.Mechanism, e.g. dpbook.Laplace(1.0), got {mechanism!r}")
+        raise ValueError(
+            f"mechanism must be a dpbook.Mechanism, e.g. dpbook.Laplace(1.0), got {mechanism!r}"
+        )
     desc = mechanism.privacy_description()
 
     if not isinstance(desc, (PrivacyDescription, DiscreteDescription)):
-        raise TypeError(f"{type(mechanism).__name__}.privacy_description() must return a PrivacyDescription "
-                        f"or a DiscreteDescription, got {type(desc).__name__}")
+        raise TypeError(
+            f"{type(mechanism).__name__}.privacy_description() must return a PrivacyDescription "
+            f"or a DiscreteDescription, got {type(desc).__name__}"
+        )
     return desc
 
 
@@ -162,26 +168,35 @@ def pair_loss(mechanism, q1, q2, *, window=None):
     -------
     float or ndarray
 
+    Examples
+    --------
     >>> from dpbook import Truncated
     >>> round(pair_loss(Truncated(1.0), 0.0, 1.0), 6)  # 1 + log(2 - 1/e)
     1.48988
     """
     desc = describe(mechanism)
-    if not isinstance(desc, PrivacyDescription):  # integer outputs: the exact maximum over them
-
+    if not isinstance(
+        desc, PrivacyDescription
+    ):  # integer outputs: the exact maximum over them
         loss = discrete_pair_loss(desc, q1, q2, window, type(mechanism).__name__)
         return float(loss) if loss.ndim == 0 else loss
     if not desc.exact:
-        raise NotImplementedError(f"the law of {type(mechanism).__name__} is not described exactly; "
-                                  "use privacy_report for an upper bound")
+        raise NotImplementedError(
+            f"the law of {type(mechanism).__name__} is not described exactly; "
+            "use privacy_report for an upper bound"
+        )
     q1, q2 = check.finite_array("q1", q1), check.finite_array("q2", q2)
     for name, q in (("q1", q1), ("q2", q2)):
         if desc.positive and (q <= 0).any():
-            raise ValueError(f"{name} must be > 0 for {type(mechanism).__name__}, got {q!r}")
+            raise ValueError(
+                f"{name} must be > 0 for {type(mechanism).__name__}, got {q!r}"
+            )
     size = np.broadcast(q1, q2).size
     if size * (1 if desc.uniform else len(desc.pieces)) > _MAX_PAIRS:
-        raise ValueError(f"q1, q2: {size} pairs on {len(desc.pieces)} pieces would take more than a minute; "
-                         "pass fewer pairs")
+        raise ValueError(
+            f"q1, q2: {size} pairs on {len(desc.pieces)} pieces would take more than a minute; "
+            "pass fewer pairs"
+        )
     window = _window(window, desc)
     loss = _pair(desc, q1, q2, window)[0]
     return float(loss) if loss.ndim == 0 else loss
@@ -197,10 +212,14 @@ def privacy_loss(mechanism, sensitivity, *, domain=None, window=None, neighbours
     >>> privacy_loss(Laplace(2.0), 1.0)
     0.5
     """
-    return privacy_report(mechanism, sensitivity, domain=domain, window=window, neighbours=neighbours).epsilon
+    return privacy_report(
+        mechanism, sensitivity, domain=domain, window=window, neighbours=neighbours
+    ).epsilon
 
 
-def privacy_report(mechanism, sensitivity, *, domain=None, window=None, neighbours=None):
+def privacy_report(
+    mechanism, sensitivity, *, domain=None, window=None, neighbours=None
+):
     """Audit ``mechanism``: the worst log-likelihood ratio over neighbouring true values and outputs.
 
     ``epsilon = sup log P(M(q1) ∈ S)/P(M(q2) ∈ S)`` over ``q1, q2`` in ``domain`` that are
@@ -278,6 +297,8 @@ def privacy_report(mechanism, sensitivity, *, domain=None, window=None, neighbou
     -------
     PrivacyReport
 
+    Examples
+    --------
     >>> from dpbook import Truncated
     >>> r = privacy_report(Truncated(1.0), 1.0)
     >>> round(r.epsilon, 6), r.q1, r.q2, r.output, r.kind
@@ -291,10 +312,22 @@ def privacy_report(mechanism, sensitivity, *, domain=None, window=None, neighbou
 
 def _privacy_report(mechanism, sensitivity, domain, window, neighbours):
     if isinstance(found := describe(mechanism), DiscreteDescription):
-        report = PrivacyReport(**discrete_report(found, sensitivity, mechanism.domain if domain is None else domain,
-                                                 window, neighbours, type(mechanism).__name__))
-        if not found.exact:  # the base of a post-processing: its loss bounds the release's
-            report = replace(report, output=math.nan, kind=_POST, exact=False, slack=report.epsilon)
+        report = PrivacyReport(
+            **discrete_report(
+                found,
+                sensitivity,
+                mechanism.domain if domain is None else domain,
+                window,
+                neighbours,
+                type(mechanism).__name__,
+            )
+        )
+        if (
+            not found.exact
+        ):  # the base of a post-processing: its loss bounds the release's
+            report = replace(
+                report, output=math.nan, kind=_POST, exact=False, slack=report.epsilon
+            )
         return report
     delta = check.positive("sensitivity", sensitivity)
     desc = describe(mechanism)
@@ -303,7 +336,9 @@ def _privacy_report(mechanism, sensitivity, domain, window, neighbours):
         neighbours = desc.neighbours
     neighbours = Neighbours.parse("neighbours", neighbours, TRUE_VALUES)
     if neighbours != "additive" and desc.log_q is None:
-        raise NotImplementedError(f"neighbours={neighbours!r} needs a family described in log q; {name} is not")
+        raise NotImplementedError(
+            f"neighbours={neighbours!r} needs a family described in log q; {name} is not"
+        )
     lo, hi = _interval("domain", mechanism.domain if domain is None else domain)
     exact = desc.exact
 
@@ -314,7 +349,9 @@ def _privacy_report(mechanism, sensitivity, domain, window, neighbours):
             return PrivacyReport(math.inf, 0.0, min(delta, hi), 0.0, "support")
     if neighbours != "additive":
         if lo < 0:
-            raise ValueError(f"domain must lie in [0, inf) for neighbours={neighbours!r}, got {domain!r}")
+            raise ValueError(
+                f"domain must lie in [0, inf) for neighbours={neighbours!r}, got {domain!r}"
+            )
         if neighbours == "relative":
             delta = math.log1p(delta)
         desc = desc.log_q
@@ -335,17 +372,29 @@ def _privacy_report(mechanism, sensitivity, domain, window, neighbours):
     else:
         _resolution(delta, lo, hi, desc, sensitivity)
         report = _box_search(desc, delta, lo, hi, window, name)
-    if report.epsilon < 0:  # a window holding no output of either law: a pair of equal true values has loss 0
+    if (
+        report.epsilon < 0
+    ):  # a window holding no output of either law: a pair of equal true values has loss 0
         report = PrivacyReport(0.0, report.q1, report.q1, math.nan, _KINDS[_DENSITY])
     if neighbours != "additive":
         report = replace(report, q1=_exp(report.q1), q2=_exp(report.q2))
-    if report.epsilon == math.inf and report.kind in ("density", "atom") and math.isfinite(report.q1):
-        raise ValueError(f"the privacy loss of {name} for sensitivity={sensitivity!r} is finite but exceeds the "
-                         "float range (about sensitivity/scale > 1.8e308)")
+    if (
+        report.epsilon == math.inf
+        and report.kind in ("density", "atom")
+        and math.isfinite(report.q1)
+    ):
+        raise ValueError(
+            f"the privacy loss of {name} for sensitivity={sensitivity!r} is finite but exceeds the "
+            "float range (about sensitivity/scale > 1.8e308)"
+        )
     if report.exact and not report.slack <= _EXACT * abs(report.epsilon):
-        report = replace(report, exact=False)  # the rounding allowance or the search's gap is too wide to call exact
+        report = replace(
+            report, exact=False
+        )  # the rounding allowance or the search's gap is too wide to call exact
     if not exact:
-        report = replace(report, output=math.nan, kind=_POST, exact=False, slack=report.epsilon)
+        report = replace(
+            report, output=math.nan, kind=_POST, exact=False, slack=report.epsilon
+        )
     return report
 
 
@@ -361,7 +410,9 @@ def _window(window, desc):
         lo = math.log(lo) if lo > 0 else -math.inf
         hi = math.log(hi) if hi > 0 else -math.inf
         if hi == -math.inf:
-            raise ValueError(f"window must reach above 0 for a positive mechanism, got {window!r}")
+            raise ValueError(
+                f"window must reach above 0 for a positive mechanism, got {window!r}"
+            )
     return lo, hi
 
 
@@ -374,9 +425,15 @@ def _log_norm_ratio(desc, q1, q2):
         out = np.asarray(out, dtype=float)
         return out, 16 * np.spacing(np.abs(np.nan_to_num(out, posinf=0.0, neginf=0.0)))
     if desc.log_norm is not None:
-        l1, l2 = np.asarray(desc.log_norm(q1), dtype=float), np.asarray(desc.log_norm(q2), dtype=float)
+        l1, l2 = (
+            np.asarray(desc.log_norm(q1), dtype=float),
+            np.asarray(desc.log_norm(q2), dtype=float),
+        )
         with np.errstate(invalid="ignore"):
-            err = 4 * (np.spacing(np.abs(np.nan_to_num(l1, neginf=0.0))) + np.spacing(np.abs(np.nan_to_num(l2, neginf=0.0))))
+            err = 4 * (
+                np.spacing(np.abs(np.nan_to_num(l1, neginf=0.0)))
+                + np.spacing(np.abs(np.nan_to_num(l2, neginf=0.0)))
+            )
         return l2 - l1, err
     return np.zeros(np.shape(q1)), np.zeros(np.shape(q1))
 
@@ -387,23 +444,38 @@ def _pair(desc, q1, q2, window):
     ``loss`` carries every rounding allowance, so it is never below the truth; ``lower bound`` is the same
     computation with the allowances subtracted, never above it: the truth lies between the two.
     """
-    q1, q2 = np.broadcast_arrays(np.asarray(q1, dtype=float), np.asarray(q2, dtype=float))
+    q1, q2 = np.broadcast_arrays(
+        np.asarray(q1, dtype=float), np.asarray(q2, dtype=float)
+    )
     wlo, whi = window
     pieces = sorted((max(a, wlo), min(b, whi)) for a, b in desc.pieces)
     window = (window, [(a, b) for a, b in pieces if a < b])
     if q1.size <= _CHUNK:
         return _pair_block(desc, q1, q2, window)
     shape = q1.shape
-    parts = [_pair_block(desc, a, b, window) for a, b in
-             zip(np.array_split(q1.ravel(), -(-q1.size // _CHUNK)), np.array_split(q2.ravel(), -(-q1.size // _CHUNK)))]
+    parts = [
+        _pair_block(desc, a, b, window)
+        for a, b in zip(
+            np.array_split(q1.ravel(), -(-q1.size // _CHUNK)),
+            np.array_split(q2.ravel(), -(-q1.size // _CHUNK)),
+        )
+    ]
     return tuple(np.concatenate([p[i] for p in parts]).reshape(shape) for i in range(4))
 
 
 def _pair_block(desc, q1, q2, window):
     shape = q1.shape
-    m1, m2 = np.broadcast_to(desc.center(q1), shape), np.broadcast_to(desc.center(q2), shape)
-    s1, s2 = np.broadcast_to(desc.scale(q1), shape), np.broadcast_to(desc.scale(q2), shape)
-    const, const_err = (np.broadcast_to(v, shape) for v in _log_norm_ratio(desc, q1, q2))
+    m1, m2 = (
+        np.broadcast_to(desc.center(q1), shape),
+        np.broadcast_to(desc.center(q2), shape),
+    )
+    s1, s2 = (
+        np.broadcast_to(desc.scale(q1), shape),
+        np.broadcast_to(desc.scale(q2), shape),
+    )
+    const, const_err = (
+        np.broadcast_to(v, shape) for v in _log_norm_ratio(desc, q1, q2)
+    )
     if not desc.uniform:
         const = const + (np.log(s2) - np.log(s1))
     best = np.full(shape, -np.inf)
@@ -423,9 +495,17 @@ def _pair_block(desc, q1, q2, window):
             below = value
         else:
             nominal = np.broadcast_to(nominal, shape)
-            with np.errstate(invalid="ignore", over="ignore"):  # infinite candidates keep their value
-                below = np.where(np.isfinite(value) & np.isfinite(nominal), nominal - (value - nominal), value)
-                below = np.nextafter(below - 2 * np.spacing(np.abs(np.nan_to_num(below))), -np.inf)
+            with np.errstate(
+                invalid="ignore", over="ignore"
+            ):  # infinite candidates keep their value
+                below = np.where(
+                    np.isfinite(value) & np.isfinite(nominal),
+                    nominal - (value - nominal),
+                    value,
+                )
+                below = np.nextafter(
+                    below - 2 * np.spacing(np.abs(np.nan_to_num(below))), -np.inf
+                )
         floor[...] = np.maximum(floor, np.where(np.isnan(below), -np.inf, below))
 
     (wlo, whi), pieces = window
@@ -435,7 +515,11 @@ def _pair_block(desc, q1, q2, window):
             low, high = pieces[0][0], pieces[-1][1]
             for t, outward in ((low, -1.0), (high, 1.0)):
                 if math.isfinite(t):
-                    offer((m1 - m2) * ((t - m1) + (t - m2)) / (2 * s1 * s1) + const, _DENSITY, t)
+                    offer(
+                        (m1 - m2) * ((t - m1) + (t - m2)) / (2 * s1 * s1) + const,
+                        _DENSITY,
+                        t,
+                    )
                 else:
                     offer(np.where(outward * (m1 - m2) > 0, np.inf, -np.inf), _TAIL, t)
         elif pieces and desc.uniform:
@@ -443,39 +527,98 @@ def _pair_block(desc, q1, q2, window):
             # its lowest or highest point (where t runs off to infinity the ratio is constant beyond
             # the centres: evaluate it there)
             low, high = pieces[0][0], pieces[-1][1]
-            t_lo = low if math.isfinite(low) else np.minimum(np.minimum(m1, m2), pieces[0][1])
-            t_hi = high if math.isfinite(high) else np.maximum(np.maximum(m1, m2), pieces[-1][0])
-            centre_err = 0.0 if desc.center is _identity else np.spacing(np.abs(m1)) + np.spacing(np.abs(m2))
+            t_lo = (
+                low
+                if math.isfinite(low)
+                else np.minimum(np.minimum(m1, m2), pieces[0][1])
+            )
+            t_hi = (
+                high
+                if math.isfinite(high)
+                else np.maximum(np.maximum(m1, m2), pieces[-1][0])
+            )
+            centre_err = (
+                0.0
+                if desc.center is _identity
+                else np.spacing(np.abs(m1)) + np.spacing(np.abs(m2))
+            )
             for t in (t_lo, t_hi):
-                upper, nominal = _upper_log_ratio(t, m1, m2, s1, const, const_err, centre_err)
+                if (
+                    desc.center_shift is not None
+                ):  # centre q + c exactly: distances (t - c) - q, nothing rounded away
+                    t_c, t_err = _two_diff(
+                        np.asarray(t, dtype=float), float(desc.center_shift)
+                    )
+                    upper, nominal = _upper_log_ratio(
+                        t_c, q1, q2, s1, const, const_err, 0.0, t_err
+                    )
+                else:
+                    upper, nominal = _upper_log_ratio(
+                        t, m1, m2, s1, const, const_err, centre_err
+                    )
                 offer(upper, _DENSITY, t, nominal)
         else:
             for a, b in pieces:
-                for t in [v for v in (a, b) if math.isfinite(v)] + [np.clip(m1, a, b), np.clip(m2, a, b)]:
+                for t in [v for v in (a, b) if math.isfinite(v)] + [
+                    np.clip(m1, a, b),
+                    np.clip(m2, a, b),
+                ]:
                     d1, d2 = np.abs(t - m1) / s1, np.abs(t - m2) / s2
                     r = d2 - d1 + const
                     offer(r + _rounding(r, const_err, (d1, d2), 1.0), _DENSITY, t, r)
                 for end, outward in ((b, 1.0), (a, -1.0)):
                     if math.isinf(end):
-                        offer(np.where(1 / s2 - 1 / s1 > 0, np.inf, -np.inf), _TAIL, end)
+                        offer(
+                            np.where(1 / s2 - 1 / s1 > 0, np.inf, -np.inf), _TAIL, end
+                        )
     for atom in desc.atoms:
         t, logmass = atom[:2]
         if wlo <= t <= whi:
-            l1, l2 = np.broadcast_to(logmass(q1), shape), np.broadcast_to(logmass(q2), shape)
+            l1, l2 = (
+                np.broadcast_to(logmass(q1), shape),
+                np.broadcast_to(logmass(q2), shape),
+            )
             missing = (l2 == -np.inf) & (l1 > -np.inf)
             with np.errstate(invalid="ignore"):
-                if len(atom) > 2:  # an accurate ratio, with its own error bound (or a few ulps of itself)
+                if (
+                    len(atom) > 2
+                ):  # an accurate ratio, with its own error bound (or a few ulps of itself)
                     out = atom[2](q1, q2)
-                    diff, err = out if isinstance(out, tuple) else (out, 4 * np.spacing(np.abs(np.nan_to_num(
-                        np.asarray(out, dtype=float), posinf=0.0, neginf=0.0))))
-                    diff, err = np.broadcast_to(diff, shape), np.broadcast_to(err, shape)
+                    diff, err = (
+                        out
+                        if isinstance(out, tuple)
+                        else (
+                            out,
+                            4
+                            * np.spacing(
+                                np.abs(
+                                    np.nan_to_num(
+                                        np.asarray(out, dtype=float),
+                                        posinf=0.0,
+                                        neginf=0.0,
+                                    )
+                                )
+                            ),
+                        )
+                    )
+                    diff, err = (
+                        np.broadcast_to(diff, shape),
+                        np.broadcast_to(err, shape),
+                    )
                     plain = diff
                     diff = np.where(err > 0, np.nextafter(diff + err, np.inf), diff)
                 else:
                     plain = l1 - l2
-                    diff = l1 - l2 + 4 * (np.spacing(np.abs(l1)) + np.spacing(np.abs(l2)))
+                    diff = (
+                        l1 - l2 + 4 * (np.spacing(np.abs(l1)) + np.spacing(np.abs(l2)))
+                    )
                 r = np.where(l1 == -np.inf, -np.inf, np.where(missing, np.inf, diff))
-            offer(np.where(missing, -np.inf, r), _ATOM, t, np.where(np.isfinite(r), plain, r))
+            offer(
+                np.where(missing, -np.inf, r),
+                _ATOM,
+                t,
+                np.where(np.isfinite(r), plain, r),
+            )
             offer(np.where(missing, np.inf, -np.inf), _SUPPORT, t)
     best[q1 == q2] = 0.0  # the same law: no rounding allowance needed
     floor[q1 == q2] = 0.0
@@ -491,6 +634,7 @@ def _two_diff(a, b):
 
 def _two_prod_error(a, b):
     """The exact rounding error ``a*b - fl(a*b)`` (Dekker, with Veltkamp's split)."""
+
     def split(x):
         c = 134217729.0 * x
         hi = c - (c - x)
@@ -502,7 +646,7 @@ def _two_prod_error(a, b):
     return ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _upper_log_ratio(t, m1, m2, s, const, const_err, centre_err):
+def _upper_log_ratio(t, m1, m2, s, const, const_err, centre_err, t_err=0.0):
     """``(|t - m2| - |t - m1|)/s + const``, rounded upwards (exact results stay exact, others move up), and the
     same without the rounding allowance: ``(upper, nominal)``.
 
@@ -510,25 +654,46 @@ def _upper_log_ratio(t, m1, m2, s, const, const_err, centre_err):
     sign(d) e`` exactly for ``t - m = d + e``, so the difference of distances is ``num + corr`` up to the
     rounding of that sum (a centre far out, ``t - m`` rounding to ``t``, keeps the ``Δ`` between the two
     centres); the division is rounded up by checking the residual ``r s - num`` exactly
-    (``_two_prod_error``); ``const`` comes with its own bound.
+    (``_two_prod_error``); ``const`` comes with its own bound.  ``t`` may carry an exact error ``t_err``
+    (the output is ``t + t_err``), recovered the same way.
     """
     with np.errstate(over="ignore", invalid="ignore"):
         d1, e1 = _two_diff(t, m1)
         d2, e2 = _two_diff(t, m2)
         num, e3 = _two_diff(np.abs(d2), np.abs(d1))
-        corr = (e3 + np.sign(d2) * e2) - np.sign(d1) * e1
+        e1, e2 = (
+            e1 + t_err,
+            e2 + t_err,
+        )  # t - m = d + e exactly (to the rounding of these sums, bounded below)
+        sign1 = np.where(d1 != 0, np.sign(d1), np.sign(e1))
+        sign2 = np.where(d2 != 0, np.sign(d2), np.sign(e2))
+        corr = (e3 + sign2 * e2) - sign1 * e1
         summed, e5 = _two_diff(num, -corr)  # num + corr = summed + e5 exactly
-        fine = np.isfinite(summed) & np.isfinite(e5)
-        corr_err = np.where(corr != 0, 2 * np.spacing(np.abs(e1) + np.abs(e2) + np.abs(e3)), 0.0)
-        err = np.where(fine, np.abs(e5) + corr_err, np.abs(e1) + np.abs(e2) + np.abs(e3)) + centre_err
+        # |d + e| = |d| + sign(d) e needs |e| <= |d| (or d = 0)
+        fine = (
+            np.isfinite(summed)
+            & np.isfinite(e5)
+            & ((np.abs(e1) <= np.abs(d1)) | (d1 == 0))
+            & ((np.abs(e2) <= np.abs(d2)) | (d2 == 0))
+        )
+        big = np.abs(e1) + np.abs(e2) + np.abs(e3) + 2 * np.abs(t_err)
+        corr_err = np.where(corr != 0, 4 * np.spacing(big), 0.0)
+        err = (
+            np.where(fine, np.abs(e5) + corr_err, big + 2 * np.spacing(np.abs(num)))
+            + centre_err
+        )
         num = np.where(fine, summed, num)
         nominal = num / s + const
         num = np.where(err > 0, np.nextafter(num + err, np.inf), num)
         r = num / s
         residual = (r * s - num) + _two_prod_error(r, s)
-        r = np.where((residual < 0) | ~np.isfinite(residual), np.nextafter(r, np.inf), r)
+        r = np.where(
+            (residual < 0) | ~np.isfinite(residual), np.nextafter(r, np.inf), r
+        )
         total = r + const
-        _, e4 = _two_diff(total, const)  # total - const = r_float + e4: e4 > 0 means total fell short
+        _, e4 = _two_diff(
+            total, const
+        )  # total - const = r_float + e4: e4 > 0 means total fell short
         short = (r - (total - const)) + 0.0
         inexact = (const_err > 0) | (short != 0) | (e4 != 0)
         total = np.where(inexact, np.nextafter(total + const_err, np.inf), total)
@@ -542,9 +707,15 @@ def _rounding(r, const_err, terms, scale):
     log-normalizer ratio its own bound ``const_err``, and the sums their own; ``np.nan_to_num`` keeps
     infinite terms out.
     """
-    total = sum(np.spacing(np.abs(np.nan_to_num(v, posinf=0.0, neginf=0.0))) for v in terms) / scale
-    return total + np.nan_to_num(const_err, posinf=0.0) + 2 * np.spacing(
-        np.abs(np.nan_to_num(r, posinf=0.0, neginf=0.0)))
+    total = (
+        sum(np.spacing(np.abs(np.nan_to_num(v, posinf=0.0, neginf=0.0))) for v in terms)
+        / scale
+    )
+    return (
+        total
+        + np.nan_to_num(const_err, posinf=0.0)
+        + 2 * np.spacing(np.abs(np.nan_to_num(r, posinf=0.0, neginf=0.0)))
+    )
 
 
 def _report(desc, q1, q2, window, exact=True):
@@ -553,7 +724,9 @@ def _report(desc, q1, q2, window, exact=True):
     if desc.log_output:
         t = _exp(t)
     slack = loss - low if math.isfinite(loss) else 0.0
-    return PrivacyReport(loss, float(q1), float(q2), t, _KINDS[int(kind)], exact, max(slack, 0.0))
+    return PrivacyReport(
+        loss, float(q1), float(q2), t, _KINDS[int(kind)], exact, max(slack, 0.0)
+    )
 
 
 def _best_of(desc, pairs, window, delta=None):
@@ -568,10 +741,22 @@ def _best_of(desc, pairs, window, delta=None):
     for a, b in pairs:
         r = _report(desc, a, b, window)
         gap = (delta - abs(b - a)) if delta is not None else 0.0
-        if 0 < gap <= 2 * np.spacing(max(abs(a), abs(b))) and desc.lipschitz is not None and r.bounded:
-            r = replace(r, epsilon=r.epsilon + desc.lipschitz * gap, slack=r.slack + desc.lipschitz * gap)
+        if (
+            0 < gap <= 2 * np.spacing(max(abs(a), abs(b)))
+            and desc.lipschitz is not None
+            and r.bounded
+        ):
+            r = replace(
+                r,
+                epsilon=r.epsilon + desc.lipschitz * gap,
+                slack=r.slack + desc.lipschitz * gap,
+            )
         elif gap < 0 and r.bounded:
-            r = replace(r, slack=r.slack + (desc.lipschitz * -gap if desc.lipschitz is not None else r.epsilon))
+            r = replace(
+                r,
+                slack=r.slack
+                + (desc.lipschitz * -gap if desc.lipschitz is not None else r.epsilon),
+            )
         reports.append(r)
     return max(reports, key=lambda r: r.epsilon)
 
@@ -582,7 +767,10 @@ def _best_of(desc, pairs, window, delta=None):
 def _grid(desc, delta, lo, hi, extra=(), steps_per_mark=64, between=65):
     """Sorted true values in ``[lo, hi]`` resolving every regime of the loss, and their distance to the landmarks."""
     marks = [v for v in (lo, hi, *desc.landmarks, *extra) if math.isfinite(v)]
-    base = sorted({m + k * delta for m in marks for k in (-1, 0, 1)} | ({0.0} if not marks else set()))
+    base = sorted(
+        {m + k * delta for m in marks for k in (-1, 0, 1)}
+        | ({0.0} if not marks else set())
+    )
     length = max(desc.length, 1e-300)
     geo = length * np.geomspace(1e-13, 4096, steps_per_mark)
     steps = np.concatenate([geo, delta * np.array([1 / 16, 1 / 8, 1 / 4, 1 / 2])])
@@ -621,14 +809,19 @@ def _tol(v):
 def _first_max(values, remoteness):
     """Index of a maximum of ``values``, ties (to rounding) broken towards the landmarks."""
     top = values.max()
-    near = np.flatnonzero(values >= top - _tol(top)) if math.isfinite(top) else np.flatnonzero(values == top)
+    near = (
+        np.flatnonzero(values >= top - _tol(top))
+        if math.isfinite(top)
+        else np.flatnonzero(values == top)
+    )
     return int(near[np.argmin(remoteness[near])])
 
 
 def _cuts(desc, window):
     """Whether the window removes outputs the family can produce."""
     return any(a < window[0] or b > window[1] for a, b in desc.pieces) or any(
-        not window[0] <= atom[0] <= window[1] for atom in desc.atoms)
+        not window[0] <= atom[0] <= window[1] for atom in desc.atoms
+    )
 
 
 def _window_marks(desc, window):
@@ -650,7 +843,12 @@ def _edge_search(desc, delta, lo, hi, window, name):
     """The worst pair of a one-scale Laplace-shaped family: the edge ``(u, u ± Δ)`` by a certified branch and
     bound over ``u``, and the pairs ``(v, e)`` of a kink ``v`` and a domain end ``e`` (see :func:`privacy_report`)."""
     kinks = _support_marks(desc, window)
-    extra = [(v, e) for v in kinks for e in (lo, hi) if math.isfinite(e) and lo <= v <= hi and 0 < abs(v - e) <= delta]
+    extra = [
+        (v, e)
+        for v in kinks
+        for e in (lo, hi)
+        if math.isfinite(e) and lo <= v <= hi and 0 < abs(v - e) <= delta
+    ]
     if hi - lo <= delta:
         return _best_of(desc, [(lo, hi), (hi, lo)] + extra, window)
     ulo, uhi = lo, hi - delta
@@ -659,16 +857,18 @@ def _edge_search(desc, delta, lo, hi, window, name):
     cells = 8 * (len(desc.landmarks) + len(kinks) + 2) + 48
     seconds, gib = (cells + _BUDGET) * _EDGE_SECONDS, cells * _EDGE_BYTES / 2**30
     if seconds > _MAX_SECONDS or gib > 1:
-        raise ValueError(f"domain: the search along the edge over about {cells} starting true values "
-                         f"({len(desc.landmarks)} landmarks of {name}) would take about {seconds:.3g} s and "
-                         f"{gib:.3g} GiB, over the limit of {_MAX_SECONDS:g} s and 1 GiB; pass fewer pieces or a "
-                         "shorter domain")
+        raise ValueError(
+            f"domain: the search along the edge over about {cells} starting true values "
+            f"({len(desc.landmarks)} landmarks of {name}) would take about {seconds:.3g} s and "
+            f"{gib:.3g} GiB, over the limit of {_MAX_SECONDS:g} s and 1 GiB; pass fewer pieces or a "
+            "shorter domain"
+        )
     grid, remote = _edge_grid(desc, delta, ulo, uhi, kinks)
 
     def g(u):
         u = np.atleast_1d(np.asarray(u, dtype=float))
         both = _pair(desc, np.r_[u, u + delta], np.r_[u + delta, u], window)[0]
-        return np.maximum(both[: u.size], both[u.size:])
+        return np.maximum(both[: u.size], both[u.size :])
 
     values = g(grid)
     best = _first_max(values, remote)
@@ -676,10 +876,14 @@ def _edge_search(desc, delta, lo, hi, window, name):
     if not math.isfinite(v_best) or grid.size == 1:
         report = _edge_report(desc, u_best, delta, window, exact=True)
     else:
-        bound, u_best, v_best = _branch_and_bound(desc, g, grid, values, delta, u_best, v_best, name)
+        bound, u_best, v_best = _branch_and_bound(
+            desc, g, grid, values, delta, u_best, v_best, name
+        )
         report = _edge_report(desc, u_best, delta, window, exact=True)
         if bound > report.epsilon:
-            report = replace(report, epsilon=bound, slack=bound - report.epsilon + report.slack)
+            report = replace(
+                report, epsilon=bound, slack=bound - report.epsilon + report.slack
+            )
     if extra:
         other = _best_of(desc, extra, window)
         if other.epsilon > report.epsilon:  # the loss is this pair's, exactly
@@ -692,8 +896,16 @@ def _edge_grid(desc, delta, lo, hi, kinks):
     kinks of the loss, three points between neighbours, and geometric steps out to ``4096`` length scales
     beyond the outermost (where the law only translates)."""
     marks = [v for v in (lo, hi) if math.isfinite(v)]
-    marks += [m + k * delta for m in [*desc.landmarks, *kinks] if math.isfinite(m) for k in (-1, 0)]
-    base = np.unique([v for v in marks if lo <= v <= hi] or [0.0 if lo <= 0.0 <= hi else (lo if math.isfinite(lo) else hi)])
+    marks += [
+        m + k * delta
+        for m in [*desc.landmarks, *kinks]
+        if math.isfinite(m)
+        for k in (-1, 0)
+    ]
+    base = np.unique(
+        [v for v in marks if lo <= v <= hi]
+        or [0.0 if lo <= 0.0 <= hi else (lo if math.isfinite(lo) else hi)]
+    )
     length = max(desc.length, 1e-300)
     far = length * np.geomspace(1e-3, 4096, 24)
     pts = [base, base[0] - far, base[-1] + far]
@@ -718,8 +930,10 @@ def _branch_and_bound(desc, g, grid, values, delta, u_best, v_best, name):
     out), so the supremum of ``g`` lies in ``[v, max(v, bound)]``.
     """
     if desc.curvature is None and desc.lipschitz is None:
-        raise NotImplementedError(f"{name}: the search along the edge needs the description's curvature or "
-                                  "lipschitz bound to certify its answer")
+        raise NotImplementedError(
+            f"{name}: the search along the edge needs the description's curvature or "
+            "lipschitz bound to certify its answer"
+        )
     left, right = grid[:-1], grid[1:]
     vl, vr = values[:-1], values[1:]
     spent = grid.size
@@ -727,8 +941,12 @@ def _branch_and_bound(desc, g, grid, values, delta, u_best, v_best, name):
     while True:
         h = right - left
         if desc.curvature is not None:
-            k = np.asarray(desc.curvature(left, right)) + np.asarray(desc.curvature(left + delta, right + delta))
-            hu = h / desc.curvature_unit  # the curvature is in units of curvature_unit**-2
+            k = np.asarray(desc.curvature(left, right)) + np.asarray(
+                desc.curvature(left + delta, right + delta)
+            )
+            hu = (
+                h / desc.curvature_unit
+            )  # the curvature is in units of curvature_unit**-2
             ub = np.maximum(vl, vr) + k * hu * hu / 8
         else:
             ub = (vl + vr) / 2 + desc.lipschitz * h / 2
@@ -767,7 +985,7 @@ def _gauss_search(desc, delta, lo, hi, window):
     -inf``, ``h(u) - h(u + Δ)`` increases to ``(t - c0) Δ/s^2`` as ``u -> -inf`` (``c0`` the interval's lower
     end), reported with ``q1 = q2 = -inf``.
     """
-    (a, b), = [(max(p, window[0]), min(r, window[1])) for p, r in desc.pieces]
+    ((a, b),) = [(max(p, window[0]), min(r, window[1])) for p, r in desc.pieces]
     s = float(np.asarray(desc.scale(np.array(0.0))))
     if b == math.inf or a == -math.inf:
         q2 = lo if math.isfinite(lo) else (hi - delta if math.isfinite(hi) else 0.0)
@@ -779,10 +997,15 @@ def _gauss_search(desc, delta, lo, hi, window):
         return PrivacyReport(math.inf, math.inf, math.inf, a, _KINDS[_DENSITY])
     reports = []
     for t in (a, b):
-        for end, (x, y) in ((hi, (max(lo, hi - delta), hi)), (lo, (lo, min(hi, lo + delta)))):
+        for end, (x, y) in (
+            (hi, (max(lo, hi - delta), hi)),
+            (lo, (lo, min(hi, lo + delta))),
+        ):
             if not math.isfinite(end):
                 continue
-            q1, width = _golden_max(lambda q: _gauss_log_ratio(desc, q, end, t, s), x, y)
+            q1, width = _golden_max(
+                lambda q: _gauss_log_ratio(desc, q, end, t, s), x, y
+            )
             r = _report(desc, q1, end, window)
             allowance = width * width / (2 * s * s)
             if allowance > 0:
@@ -844,18 +1067,33 @@ def _box_search(desc, delta, lo, hi, window, name):
     pair.  Budget: ``_BOX_BUDGET`` evaluations, then the bound reached is reported.
     """
     if desc.shape == "gauss" and hi == math.inf and window[1] < math.inf:
-        return PrivacyReport(math.inf, math.inf, math.inf, max(window[0], desc.pieces[0][0]), _KINDS[_DENSITY])
+        return PrivacyReport(
+            math.inf,
+            math.inf,
+            math.inf,
+            max(window[0], desc.pieces[0][0]),
+            _KINDS[_DENSITY],
+        )
     few = len(desc.landmarks) <= 64
     per_mark = 64 if few else int(np.clip(2**13 // (3 * len(desc.landmarks)), 4, 64))
-    grid, remote = _grid(desc, delta, lo, hi, _window_marks(desc, window), steps_per_mark=per_mark,
-                         between=65 if few else 9)
+    grid, remote = _grid(
+        desc,
+        delta,
+        lo,
+        hi,
+        _window_marks(desc, window),
+        steps_per_mark=per_mark,
+        between=65 if few else 9,
+    )
     frac = np.linspace(-1.0, 1.0, 17)
     pairs = grid.size * frac.size
     cost = pairs * max(len(desc.pieces), 1) + _BOX_BUDGET
     if cost > _MAX_PAIRS:
-        raise ValueError(f"window: a search over {pairs} starting pairs of true values on {len(desc.pieces)} pieces "
-                         f"(about {cost:.3g} evaluations) exceeds the limit of {_MAX_PAIRS:.3g} (about a minute); "
-                         "pass a shorter domain or fewer pieces")
+        raise ValueError(
+            f"window: a search over {pairs} starting pairs of true values on {len(desc.pieces)} pieces "
+            f"(about {cost:.3g} evaluations) exceeds the limit of {_MAX_PAIRS:.3g} (about a minute); "
+            "pass a shorter domain or fewer pieces"
+        )
     q1 = np.repeat(grid, frac.size)
     q2 = np.clip(q1 + np.tile(frac, grid.size) * delta, lo, hi)
     loss = _pair(desc, q1, q2, window)[0]
@@ -864,20 +1102,30 @@ def _box_search(desc, delta, lo, hi, window, name):
     if bv == math.inf:  # one pair witnesses an infinite loss: exact
         return _report(desc, b1, b2, window)
     if desc.shape != "laplace":
-        raise NotImplementedError(f"{name}: the certified search over pairs handles a Gaussian kernel on one "
-                                  "interval only")
+        raise NotImplementedError(
+            f"{name}: the certified search over pairs handles a Gaussian kernel on one "
+            "interval only"
+        )
     if desc.enclosure is None:
-        raise NotImplementedError(f"{name}: a certified search over pairs needs the description's enclosure "
-                                  "(bounds of the centre, scale and log-normalizer over an interval of true values)")
+        raise NotImplementedError(
+            f"{name}: a certified search over pairs needs the description's enclosure "
+            "(bounds of the centre, scale and log-normalizer over an interval of true values)"
+        )
     if desc.atoms:
-        raise NotImplementedError(f"{name}: the certified search over pairs does not handle point masses with a "
-                                  "scale that varies with q")
+        raise NotImplementedError(
+            f"{name}: the certified search over pairs does not handle point masses with a "
+            "scale that varies with q"
+        )
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise ValueError(f"domain: a certified search over pairs for {name} needs a finite domain "
-                         f"(got ({lo!r}, {hi!r})); pass finite bounds")
+        raise ValueError(
+            f"domain: a certified search over pairs for {name} needs a finite domain "
+            f"(got ({lo!r}, {hi!r})); pass finite bounds"
+        )
     pieces = sorted((max(a, window[0]), min(b, window[1])) for a, b in desc.pieces)
     pieces = [(a, b) for a, b in pieces if a < b]
-    u_edges = grid if grid[0] == lo and grid[-1] == hi else np.unique(np.r_[lo, grid, hi])
+    u_edges = (
+        grid if grid[0] == lo and grid[-1] == hi else np.unique(np.r_[lo, grid, hi])
+    )
     d_edges = frac * delta
     u0, d0 = np.meshgrid(u_edges[:-1], d_edges[:-1], indexing="ij")
     u1, d1 = np.meshgrid(u_edges[1:], d_edges[1:], indexing="ij")
@@ -887,7 +1135,18 @@ def _box_search(desc, delta, lo, hi, window, name):
     discarded = -math.inf
     spent = 0
     while u0.size:
-        ub = _box_bound(desc, u0, u1, np.maximum(lo, u0 + d0), np.minimum(hi, u1 + d1), d0, d1, pieces, lo, hi)
+        ub = _box_bound(
+            desc,
+            u0,
+            u1,
+            np.maximum(lo, u0 + d0),
+            np.minimum(hi, u1 + d1),
+            d0,
+            d1,
+            pieces,
+            lo,
+            hi,
+        )
         ub = np.where(np.isnan(ub), np.inf, ub)
         open_ = ub > bv + _box_tol(bv)
         if (~open_).any():
@@ -945,16 +1204,24 @@ def _box_bound(desc, u0, u1, x2, y2, d0, d1, pieces, lo, hi):
 
     A rounding allowance of a few ulps of every term is added.
     """
-    m1lo, m1hi, s1lo, s1hi, n1lo, n1hi = (np.asarray(v, dtype=float) for v in desc.enclosure(u0, u1))
-    m2lo, m2hi, s2lo, s2hi, n2lo, n2hi = (np.asarray(v, dtype=float) for v in desc.enclosure(x2, y2))
+    m1lo, m1hi, s1lo, s1hi, n1lo, _n1hi = (
+        np.asarray(v, dtype=float) for v in desc.enclosure(u0, u1)
+    )
+    m2lo, m2hi, s2lo, s2hi, _n2lo, n2hi = (
+        np.asarray(v, dtype=float) for v in desc.enclosure(x2, y2)
+    )
     eps = np.finfo(float).eps
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        log_s = np.log(s2hi / s1lo)  # the ratio first: scales of 1e300 keep their digits
+        log_s = np.log(
+            s2hi / s1lo
+        )  # the ratio first: scales of 1e300 keep their digits
         const = log_s + (n2hi - n1lo)
         size = np.abs(log_s) + np.abs(n2hi) + np.abs(n1lo)
         maxsep = np.maximum(np.abs(m1hi - m2lo), np.abs(m2hi - m1lo))
         minsep = np.maximum(np.maximum(m1lo - m2hi, m2lo - m1hi), 0.0)
-        if desc.center is _identity:  # |m1 - m2| = |q1 - q2|: at most max(|d0|, |d1|); clipping only shortens it
+        if (
+            desc.center is _identity
+        ):  # |m1 - m2| = |q1 - q2|: at most max(|d0|, |d1|); clipping only shortens it
             maxsep = np.minimum(maxsep, np.maximum(np.abs(d0), np.abs(d1)))
         best = np.full(np.shape(const), -np.inf)
 
@@ -962,7 +1229,9 @@ def _box_bound(desc, u0, u1, x2, y2, d0, d1, pieces, lo, hi):
             nonlocal best
             value = np.asarray(value, dtype=float)
             finite = np.isfinite(value)
-            allowance = 16 * eps * (terms + size) + 4 * np.spacing(np.abs(np.where(finite, value, 0.0)))
+            allowance = 16 * eps * (terms + size) + 4 * np.spacing(
+                np.abs(np.where(finite, value, 0.0))
+            )
             best = np.maximum(best, np.where(finite, value + allowance, value))
 
         linear = {float(t): (c, k) for t, c, k in desc.linear_outputs}
@@ -992,7 +1261,13 @@ def _linear_output_max(slope, knee, u0, u1, y2, d1):
     linear in ``u``, so its maximum is at ``u0``, ``u1`` or a breakpoint."""
     g = lambda q: slope * np.maximum(q - knee, 0.0)  # noqa: E731
     best = np.full(np.shape(u0), -np.inf)
-    for u in (u0, u1, np.clip(knee, u0, u1), np.clip(knee - d1, u0, u1), np.clip(y2 - d1, u0, u1)):
+    for u in (
+        u0,
+        u1,
+        np.clip(knee, u0, u1),
+        np.clip(knee - d1, u0, u1),
+        np.clip(y2 - d1, u0, u1),
+    ):
         best = np.maximum(best, g(np.minimum(u + d1, y2)) - g(u))
     return best
 
@@ -1001,11 +1276,15 @@ def _resolution(delta, lo, hi, desc, sensitivity):
     """Refuse a search so far out that true values ``Δ`` apart are not ``Δ`` apart to 10 digits in floats."""
     marks = np.array([lo, hi, *desc.landmarks], dtype=float)
     marks = marks[np.isfinite(marks) & (marks >= lo) & (marks <= hi)]
-    far = float(np.abs(marks).max(initial=0.0)) + (4096 * desc.length if math.isinf(lo) or math.isinf(hi) else 0.0)
+    far = float(np.abs(marks).max(initial=0.0)) + (
+        4096 * desc.length if math.isinf(lo) or math.isinf(hi) else 0.0
+    )
     if np.spacing(far) > 1e-10 * delta:
-        raise ValueError(f"sensitivity={sensitivity!r} is below the float resolution where the search runs "
-                         f"(|q| up to {far:.3g}, spacing {np.spacing(far):.3g}): pairs that far apart are not "
-                         "represented accurately")
+        raise ValueError(
+            f"sensitivity={sensitivity!r} is below the float resolution where the search runs "
+            f"(|q| up to {far:.3g}, spacing {np.spacing(far):.3g}): pairs that far apart are not "
+            "represented accurately"
+        )
 
 
 def _separations(pairs, delta, sensitivity):
@@ -1014,8 +1293,10 @@ def _separations(pairs, delta, sensitivity):
         sep = abs(b - a)
         slack = 2 * np.spacing(max(abs(a), abs(b)))
         if 0 < abs(sep - delta) <= slack and abs(sep - delta) > 1e-10 * delta:
-            raise ValueError(f"sensitivity={sensitivity!r} is below the float resolution of the worst pair "
-                             f"({a!r}, {b!r}): true values that far out are not {sensitivity!r} apart in floats")
+            raise ValueError(
+                f"sensitivity={sensitivity!r} is below the float resolution of the worst pair "
+                f"({a!r}, {b!r}): true values that far out are not {sensitivity!r} apart in floats"
+            )
 
 
 def _exp(t):
@@ -1028,7 +1309,17 @@ def _interval(name, value):
         lo, hi = value
         lo, hi = float(lo), float(hi)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (lo, hi) of numbers, got {value!r}") from None
-    if math.isnan(lo) or math.isnan(hi) or not lo < hi or lo == math.inf or hi == -math.inf:
-        raise ValueError(f"{name} must be a pair (lo, hi) with lo < hi and no NaN, got {value!r}")
+        raise ValueError(
+            f"{name} must be a pair (lo, hi) of numbers, got {value!r}"
+        ) from None
+    if (
+        math.isnan(lo)
+        or math.isnan(hi)
+        or not lo < hi
+        or lo == math.inf
+        or hi == -math.inf
+    ):
+        raise ValueError(
+            f"{name} must be a pair (lo, hi) with lo < hi and no NaN, got {value!r}"
+        )
     return lo, hi

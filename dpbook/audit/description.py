@@ -1,7 +1,7 @@
 """The one interface between a mechanism and the privacy auditor: :class:`PrivacyDescription`.
 
 A mechanism family describes its own law through a method ``privacy_description()`` that returns a
-:class:`PrivacyDescription`; :mod:`dpbook.audit` holds only the search over pairs and outputs and
+:class:`PrivacyDescription`; ``dpbook.audit`` holds only the search over pairs and outputs and
 never looks at the mechanism's type.  A new family is audited as soon as it has that method (the
 tests define one and audit it exactly).  This module imports numpy and scipy only, so every
 mechanism module may import it without a cycle.
@@ -25,15 +25,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Callable
+
 import numpy as np
 from scipy import special
+
 from .._kernels.arrays import _identity
-from .._kernels.laplace import _log1p_ratio
-from .._kernels.laplace import _piece_log_mass
-from .._kernels.laplace import _piece_mass_diffs
+from .._kernels.laplace import _log1p_ratio, _piece_log_mass, _piece_mass_diffs
 from ..neighbours import Neighbours
 
-__all__ = ['PrivacyDescription', 'corner_pairs', 'laplace_cdf_curvature', 'laplace_description', 'laplace_log_mass_ratio', 'laplace_mass_curvature', 'union_description', 'DiscreteDescription']
+__all__ = [
+    "PrivacyDescription",
+    "corner_pairs",
+    "laplace_cdf_curvature",
+    "laplace_description",
+    "laplace_log_mass_ratio",
+    "laplace_mass_curvature",
+    "union_description",
+    "DiscreteDescription",
+]
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,11 @@ class PrivacyDescription:
     exact : bool
         False when this describes the *base* of a post-processing whose own law is not described:
         the audit of the base is then an upper bound (the post-processing property).
+    center_shift : float or None
+        When the centre is ``q + center_shift`` exactly (a translated family), the auditor measures distances
+        to it as ``(t - center_shift) - q`` with every rounding error recovered, so the rounding of the centre
+        costs nothing (``None``: the centre is only known as ``center(q)``, rounded, and the auditor allows an
+        ulp of it).
     """
 
     center: Callable = _identity
@@ -132,6 +146,7 @@ class PrivacyDescription:
     neighbours: str = "additive"
     exact: bool = True
     extra: dict = field(default_factory=dict, compare=False)
+    center_shift: float | None = None
 
     def __post_init__(self):
         if self.shape not in ("laplace", "gauss"):
@@ -139,9 +154,16 @@ class PrivacyDescription:
         if self.scale is None or not callable(self.scale):
             raise ValueError(f"scale must be a callable q -> s(q), got {self.scale!r}")
         if self.shape == "gauss" and not self.uniform:
-            raise ValueError("a Gaussian kernel needs a scale that does not depend on q (uniform=True)")
-        object.__setattr__(self, "neighbours",
-                           Neighbours.parse("neighbours", self.neighbours, (Neighbours.ADDITIVE, Neighbours.LOG)))
+            raise ValueError(
+                "a Gaussian kernel needs a scale that does not depend on q (uniform=True)"
+            )
+        object.__setattr__(
+            self,
+            "neighbours",
+            Neighbours.parse(
+                "neighbours", self.neighbours, (Neighbours.ADDITIVE, Neighbours.LOG)
+            ),
+        )
 
 
 def laplace_log_cdf_ratio(x, q1, q2, scale, upper=False):
@@ -153,7 +175,9 @@ def laplace_log_cdf_ratio(x, q1, q2, scale, upper=False):
     exponentials written with ``expm1``.
     """
     x = float(x)
-    q1, q2 = np.broadcast_arrays(np.asarray(q1, dtype=float), np.asarray(q2, dtype=float))
+    q1, q2 = np.broadcast_arrays(
+        np.asarray(q1, dtype=float), np.asarray(q2, dtype=float)
+    )
     if upper:  # S(x; q) = F(-x; -q)
         x, q1, q2 = -x, -q1, -q2
     s = float(scale)
@@ -162,19 +186,35 @@ def laplace_log_cdf_ratio(x, q1, q2, scale, upper=False):
         gap = q2 - q1
         low = gap / s
         # exact when the difference and the quotient are (checked by undoing them)
-        exact = (gap + q1 == q2) & (q2 - gap == q1) & (low * s == gap) & (gap / low == s)
+        exact = (
+            (gap + q1 == q2) & (q2 - gap == q1) & (low * s == gap) & (gap / low == s)
+        )
         # both z > 0: log((1 - e^{-z1}/2)/(1 - e^{-z2}/2)) = log1p((e^{-z2} - e^{-z1})/2 / (1 - e^{-z2}/2))
-        num = 0.5 * np.exp(-np.minimum(z1, z2)) * -np.expm1(-np.abs(z1 - z2)) * np.sign(z1 - z2)
+        num = (
+            0.5
+            * np.exp(-np.minimum(z1, z2))
+            * -np.expm1(-np.abs(z1 - z2))
+            * np.sign(z1 - z2)
+        )
         high = np.log1p(num / (1 - 0.5 * np.exp(-z2)))
         # one z on each side of 0: log(1 - e^{-z}/2) - log(1/2) = log1p(-expm1(-z)) >= 0, so the two terms
         # have opposite signs and nothing cancels (the difference of two logs near log(1/2) would)
-        mixed = np.where(z1 > 0, np.log1p(-np.expm1(-z1)) - z2, z1 - np.log1p(-np.expm1(-z2)))
+        mixed = np.where(
+            z1 > 0, np.log1p(-np.expm1(-z1)) - z2, z1 - np.log1p(-np.expm1(-z2))
+        )
     both_low = (z1 <= 0) & (z2 <= 0)
     value = np.where(both_low, low, np.where((z1 > 0) & (z2 > 0), high, mixed))
     with np.errstate(invalid="ignore"):
-        err = np.where(both_low & exact, 0.0, 8 * np.spacing(np.abs(np.nan_to_num(value, posinf=0.0, neginf=0.0)))
-                       + np.where(both_low | ((z1 > 0) & (z2 > 0)), 0.0,
-                                  4 * np.spacing(np.abs(np.nan_to_num(z1)) + np.abs(np.nan_to_num(z2)))))
+        err = np.where(
+            both_low & exact,
+            0.0,
+            8 * np.spacing(np.abs(np.nan_to_num(value, posinf=0.0, neginf=0.0)))
+            + np.where(
+                both_low | ((z1 > 0) & (z2 > 0)),
+                0.0,
+                4 * np.spacing(np.abs(np.nan_to_num(z1)) + np.abs(np.nan_to_num(z2))),
+            ),
+        )
     return value, err
 
 
@@ -184,7 +224,12 @@ def laplace_description(scale, pieces=((-math.inf, math.inf),), **kw):
     kw.setdefault("length", b)
     kw.setdefault("lipschitz", 4 / b)
     kw.setdefault("curvature_unit", b)
-    return PrivacyDescription(scale=lambda q: np.full(np.shape(q), b), uniform=True, pieces=tuple(pieces), **kw)
+    return PrivacyDescription(
+        scale=lambda q: np.full(np.shape(q), b),
+        uniform=True,
+        pieces=tuple(pieces),
+        **kw,
+    )
 
 
 def laplace_cdf_curvature(scale, below=(), above=()):
@@ -203,9 +248,19 @@ def laplace_cdf_curvature(scale, below=(), above=()):
         out = np.zeros(np.broadcast(x, y).shape)
         with np.errstate(over="ignore"):
             for p in below:  # z = (p - q)/b runs over [(p - y)/b, (p - x)/b]
-                out = np.maximum(out, np.where(p - x <= 0, 0.0, 2 * np.exp(-np.maximum((p - y) / b, 0.0))))
+                out = np.maximum(
+                    out,
+                    np.where(
+                        p - x <= 0, 0.0, 2 * np.exp(-np.maximum((p - y) / b, 0.0))
+                    ),
+                )
             for p in above:  # z = (q - p)/b runs over [(x - p)/b, (y - p)/b]
-                out = np.maximum(out, np.where(y - p <= 0, 0.0, 2 * np.exp(-np.maximum((x - p) / b, 0.0))))
+                out = np.maximum(
+                    out,
+                    np.where(
+                        y - p <= 0, 0.0, 2 * np.exp(-np.maximum((x - p) / b, 0.0))
+                    ),
+                )
         return out
 
     return curvature
@@ -246,10 +301,15 @@ def laplace_log_mass_ratio(q1, q2, scale, lower, upper, log_mass):
     ``1e-16`` scales, where ``log N(q2) - log N(q1)`` keeps no digit.  ``log_mass(q)`` gives ``log N``;
     the plain difference is used where ``N(q1)`` underflows or the ratio is far from 1.
     """
-    q1, q2 = np.broadcast_arrays(np.asarray(q1, dtype=float), np.asarray(q2, dtype=float))
+    q1, q2 = np.broadcast_arrays(
+        np.asarray(q1, dtype=float), np.asarray(q2, dtype=float)
+    )
     lower = np.asarray(lower, dtype=float).reshape((-1,) + (1,) * q1.ndim)
     upper = np.asarray(upper, dtype=float).reshape((-1,) + (1,) * q1.ndim)
-    l1, l2 = np.asarray(log_mass(q1), dtype=float), np.asarray(log_mass(q2), dtype=float)
+    l1, l2 = (
+        np.asarray(log_mass(q1), dtype=float),
+        np.asarray(log_mass(q2), dtype=float),
+    )
     diff = np.sum(_piece_mass_diffs(q1, q2, lower, upper, float(scale)), axis=0)
     return _log1p_ratio(diff, l1, l2)
 
@@ -263,7 +323,9 @@ def laplace_mass_curvature(x, y, scale, lower, upper, log_mass):
     ``|(log N)''| <= |N''|/N + (N'/N)^2 <= E/(s N_min) + min(E/N_min, 1/s)^2`` with ``E = sum_e E_e``.
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    ends = np.concatenate([np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)])
+    ends = np.concatenate(
+        [np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)]
+    )
     ends = ends[np.isfinite(ends)]
     s = float(scale)
     if ends.size == 0:
@@ -271,7 +333,9 @@ def laplace_mass_curvature(x, y, scale, lower, upper, log_mass):
     e = ends.reshape((-1,) + (1,) * x.ndim)
     dist = np.maximum(np.maximum(x - e, e - y), 0.0) / s
     log_e = special.logsumexp(-dist, axis=0) - math.log(2 * s)
-    log_nmin = 0.5 * (np.asarray(log_mass(x)) + np.asarray(log_mass(y))) - (y - x) / (2 * s)
+    log_nmin = 0.5 * (np.asarray(log_mass(x)) + np.asarray(log_mass(y))) - (y - x) / (
+        2 * s
+    )
     ratio = np.exp(np.minimum(log_e - log_nmin, 700.0))
     return ratio / s + np.minimum(ratio, 1 / s) ** 2
 
@@ -289,24 +353,46 @@ class _UnionMass:
         self.s = s = float(scale)
         self.lo, self.hi = lower, upper
         # each piece's mass seen from one of its ends, (1 - e^{-width/s})/2 (by the one home of a piece's mass)
-        end = np.where(np.isfinite(upper), upper, np.where(np.isfinite(lower), lower, 0.0))
+        end = np.where(
+            np.isfinite(upper), upper, np.where(np.isfinite(lower), lower, 0.0)
+        )
         self.log_w = log_w = _piece_log_mass(end, s, lower, upper)
         n = lower.size
         left = np.empty(n)
         right = np.empty(n)
         for j in range(n):  # O(n) once
-            left[j] = log_w[j] if j == 0 else np.logaddexp(left[j - 1] - (upper[j] - upper[j - 1]) / s, log_w[j])
+            left[j] = (
+                log_w[j]
+                if j == 0
+                else np.logaddexp(left[j - 1] - (upper[j] - upper[j - 1]) / s, log_w[j])
+            )
         for j in range(n - 1, -1, -1):
-            right[j] = log_w[j] if j == n - 1 else np.logaddexp(right[j + 1] - (lower[j + 1] - lower[j]) / s, log_w[j])
+            right[j] = (
+                log_w[j]
+                if j == n - 1
+                else np.logaddexp(
+                    right[j + 1] - (lower[j + 1] - lower[j]) / s, log_w[j]
+                )
+            )
         self.left, self.right = left, right
         ends = np.sort(np.concatenate([lower, upper]))
         self.ends = ends = ends[np.isfinite(ends)]
         m = ends.size
         self.e_left, self.e_right = np.empty(m), np.empty(m)
         for j in range(m):
-            self.e_left[j] = 0.0 if j == 0 else np.logaddexp(self.e_left[j - 1] - (ends[j] - ends[j - 1]) / s, 0.0)
+            self.e_left[j] = (
+                0.0
+                if j == 0
+                else np.logaddexp(self.e_left[j - 1] - (ends[j] - ends[j - 1]) / s, 0.0)
+            )
         for j in range(m - 1, -1, -1):
-            self.e_right[j] = 0.0 if j == m - 1 else np.logaddexp(self.e_right[j + 1] - (ends[j + 1] - ends[j]) / s, 0.0)
+            self.e_right[j] = (
+                0.0
+                if j == m - 1
+                else np.logaddexp(
+                    self.e_right[j + 1] - (ends[j + 1] - ends[j]) / s, 0.0
+                )
+            )
 
     def log_mass(self, q):
         q = np.asarray(q, dtype=float)
@@ -316,8 +402,16 @@ class _UnionMass:
         j = np.searchsorted(hi, q, side="right") - 1
         k = np.searchsorted(lo, q, side="left")
         with np.errstate(invalid="ignore", over="ignore"):
-            left = np.where(j >= 0, self.left[np.maximum(j, 0)] - (q - hi[np.maximum(j, 0)]) / s, -np.inf)
-            right = np.where(k < n, self.right[np.minimum(k, n - 1)] - (lo[np.minimum(k, n - 1)] - q) / s, -np.inf)
+            left = np.where(
+                j >= 0,
+                self.left[np.maximum(j, 0)] - (q - hi[np.maximum(j, 0)]) / s,
+                -np.inf,
+            )
+            right = np.where(
+                k < n,
+                self.right[np.minimum(k, n - 1)] - (lo[np.minimum(k, n - 1)] - q) / s,
+                -np.inf,
+            )
             inside = j + 1  # the piece holding q, if j + 1 < k
             holds = inside < k
             i = np.minimum(inside, n - 1)
@@ -325,11 +419,16 @@ class _UnionMass:
         return np.logaddexp(np.logaddexp(left, right), own)
 
     def ratio(self, q1, q2):
-        q1, q2 = np.broadcast_arrays(np.asarray(q1, dtype=float), np.asarray(q2, dtype=float))
+        q1, q2 = np.broadcast_arrays(
+            np.asarray(q1, dtype=float), np.asarray(q2, dtype=float)
+        )
         l1, l2 = self.log_mass(q1), self.log_mass(q2)
         plain = np.asarray(l2 - l1, dtype=float)
         with np.errstate(invalid="ignore"):
-            err = 4 * (np.spacing(np.abs(np.nan_to_num(l1, neginf=0.0))) + np.spacing(np.abs(np.nan_to_num(l2, neginf=0.0))))
+            err = 4 * (
+                np.spacing(np.abs(np.nan_to_num(l1, neginf=0.0)))
+                + np.spacing(np.abs(np.nan_to_num(l2, neginf=0.0)))
+            )
         close = np.abs(q2 - q1) < 1e-3 * self.s
         if not close.any():
             return plain, err
@@ -348,13 +447,27 @@ class _UnionMass:
         s, lo, hi = self.s, self.lo, self.hi
         n = lo.size
         lo_q, hi_q = np.minimum(q1, q2), np.maximum(q1, q2)
-        j = np.searchsorted(hi, lo_q, side="right") - 1  # pieces 0..j wholly left of both
+        j = (
+            np.searchsorted(hi, lo_q, side="right") - 1
+        )  # pieces 0..j wholly left of both
         k = np.searchsorted(lo, hi_q, side="left")  # pieces k.. wholly right of both
         with np.errstate(invalid="ignore", over="ignore"):
-            left = np.where(j >= 0, self.left[np.maximum(j, 0)] - (q1 - hi[np.maximum(j, 0)]) / s, -np.inf)
-            right = np.where(k < n, self.right[np.minimum(k, n - 1)] - (lo[np.minimum(k, n - 1)] - q1) / s, -np.inf)
-            diff = np.exp(left) * np.expm1(-(q2 - q1) / s) + np.exp(right) * np.expm1((q2 - q1) / s)
-            size = np.abs(np.exp(left) * np.expm1(-(q2 - q1) / s)) + np.abs(np.exp(right) * np.expm1((q2 - q1) / s))
+            left = np.where(
+                j >= 0,
+                self.left[np.maximum(j, 0)] - (q1 - hi[np.maximum(j, 0)]) / s,
+                -np.inf,
+            )
+            right = np.where(
+                k < n,
+                self.right[np.minimum(k, n - 1)] - (lo[np.minimum(k, n - 1)] - q1) / s,
+                -np.inf,
+            )
+            diff = np.exp(left) * np.expm1(-(q2 - q1) / s) + np.exp(right) * np.expm1(
+                (q2 - q1) / s
+            )
+            size = np.abs(np.exp(left) * np.expm1(-(q2 - q1) / s)) + np.abs(
+                np.exp(right) * np.expm1((q2 - q1) / s)
+            )
         idx = j[None, :] + 1 + np.arange(middle)[:, None]
         inside = idx < k[None, :]
         safe = np.minimum(idx, n - 1)
@@ -365,8 +478,12 @@ class _UnionMass:
         l1 = self.log_mass(q1)
         out = _log1p_ratio(diff, l1, self.log_mass(q2))
         if many.any():
-            out[many] = laplace_log_mass_ratio(q1[many], q2[many], s, lo, hi, self.log_mass)
-            size[many] = np.inf  # summed piece by piece: bounded below by the generic allowance only
+            out[many] = laplace_log_mass_ratio(
+                q1[many], q2[many], s, lo, hi, self.log_mass
+            )
+            size[many] = (
+                np.inf
+            )  # summed piece by piece: bounded below by the generic allowance only
         # the terms' rounding (a few ulps each, and of the running sums), relative to N(q1)
         with np.errstate(over="ignore", invalid="ignore"):
             err = 64 * np.finfo(float).eps * size * np.exp(-l1)
@@ -374,7 +491,9 @@ class _UnionMass:
         return out, err + 16 * np.spacing(np.abs(out))
 
     def curvature(self, x, y):
-        x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        x, y = np.broadcast_arrays(
+            np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        )
         s, e = self.s, self.ends
         if e.size == 0:
             return np.zeros(x.shape)
@@ -382,13 +501,25 @@ class _UnionMass:
         j = np.searchsorted(e, x, side="left") - 1  # ends < x
         k = np.searchsorted(e, y, side="right")  # ends > y
         with np.errstate(invalid="ignore", over="ignore"):
-            left = np.where(j >= 0, self.e_left[np.maximum(j, 0)] - (x - e[np.maximum(j, 0)]) / s, -np.inf)
-            right = np.where(k < m, self.e_right[np.minimum(k, m - 1)] - (e[np.minimum(k, m - 1)] - y) / s, -np.inf)
+            left = np.where(
+                j >= 0,
+                self.e_left[np.maximum(j, 0)] - (x - e[np.maximum(j, 0)]) / s,
+                -np.inf,
+            )
+            right = np.where(
+                k < m,
+                self.e_right[np.minimum(k, m - 1)] - (e[np.minimum(k, m - 1)] - y) / s,
+                -np.inf,
+            )
         count = np.maximum(k - j - 1, 0)
         with np.errstate(divide="ignore"):
-            log_e = np.logaddexp(np.logaddexp(left, right), np.log(count)) - math.log(2 * s)
+            log_e = np.logaddexp(np.logaddexp(left, right), np.log(count)) - math.log(
+                2 * s
+            )
         log_nmin = 0.5 * (self.log_mass(x) + self.log_mass(y)) - (y - x) / (2 * s)
-        ratio = np.exp(np.minimum(log_e + math.log(s) - log_nmin, 700.0))  # E s/N_min: scale-free
+        ratio = np.exp(
+            np.minimum(log_e + math.log(s) - log_nmin, 700.0)
+        )  # E s/N_min: scale-free
         return ratio + np.minimum(ratio, 1.0) ** 2  # in units of s^-2
 
 
@@ -416,10 +547,14 @@ def union_description(scale, lower, upper, shift=0.0, **kw):
         return mass().log_mass(np.asarray(q, dtype=float) + shift)
 
     def ratio(q1, q2):
-        return mass().ratio(np.asarray(q1, dtype=float) + shift, np.asarray(q2, dtype=float) + shift)
+        return mass().ratio(
+            np.asarray(q1, dtype=float) + shift, np.asarray(q2, dtype=float) + shift
+        )
 
     def curvature(x, y):
-        return mass().curvature(np.asarray(x, dtype=float) + shift, np.asarray(y, dtype=float) + shift)
+        return mass().curvature(
+            np.asarray(x, dtype=float) + shift, np.asarray(y, dtype=float) + shift
+        )
 
     ends = np.r_[lower, upper]
     ends = tuple((ends[np.isfinite(ends)] - shift).tolist())
@@ -428,8 +563,14 @@ def union_description(scale, lower, upper, shift=0.0, **kw):
     if shift:
         kw.setdefault("center", lambda q: np.asarray(q, dtype=float) + shift)
         kw.setdefault("to_q", lambda t: t - shift)
-    return laplace_description(b, tuple(zip(lower.tolist(), upper.tolist())), log_norm=log_norm, log_norm_ratio=ratio,
-                               curvature=curvature, **kw)
+    return laplace_description(
+        b,
+        tuple(zip(lower.tolist(), upper.tolist())),
+        log_norm=log_norm,
+        log_norm_ratio=ratio,
+        curvature=curvature,
+        **kw,
+    )
 
 
 @dataclass(frozen=True)

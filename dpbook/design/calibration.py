@@ -6,12 +6,12 @@ One home for every scale of the book:
   translated ramps) (McGlinchey–Mason Prop. 1);
 * :func:`log_laplace_scale`: ``b = K/ε`` for the multiplicative mechanism (McGlinchey–Mason §3.1);
 * :func:`truncated_scale`: the smallest uniform scale for which truncation is ε-DP, from the exact
-  audit (:mod:`dpbook.audit`);
+  audit (``dpbook.audit``);
 * Croft, Sack & Shi's scales: :func:`croft_boundary_scale` (their (32)), :func:`croft_scale` (their (33),
   used by :class:`~dpbook.CroftLaplace`), :func:`croft_uniform_scale` (Section 4.2, used with
   :class:`~dpbook.Normalized`), with :func:`croft_lower_bounds` and :func:`croft_table2` behind the
   book's tables, and the validation of a feasible set (a union of intervals) they share with
-  :class:`~dpbook.Normalized`.  
+  :class:`~dpbook.Normalized`.
 
 This module imports the auditor and the privacy interface, no mechanism module: the mechanisms may
 import it.
@@ -19,25 +19,36 @@ import it.
 
 from __future__ import annotations
 
-import inspect
-
 import functools
+import inspect
 import math
+
 import numpy as np
 from scipy import optimize, special
-from ..audit._search import _best_of
-from .._kernels.arrays import _float
+
 from .._kernels import validation as check
-from ..audit.description import corner_pairs
-from ..audit.description import union_description
-from ..mechanism import IntervalMechanism, Mechanism
-from ..inference.intervals import confidence_interval, expected_length
-from ..audit._search import privacy_loss
+from .._kernels.arrays import _float
 from .._kernels.croft import _SIGMA1, _allowed, _croft_scale, _eps_delta
+from ..audit._search import _best_of, privacy_loss
+from ..audit.description import corner_pairs, union_description
 from ..families.clamping import BIT
 from ..families.truncation import Truncated
+from ..inference.intervals import confidence_interval, expected_length
+from ..mechanism import IntervalMechanism, Mechanism
 
-__all__ = ['croft_boundary_scale', 'croft_lower_bounds', 'croft_scale', 'croft_table2', 'croft_uniform_scale', 'laplace_scale', 'log_laplace_scale', 'truncated_scale', 'required_scale', 'required_epsilon', 'restriction_ramp_bias_ratio']
+__all__ = [
+    "croft_boundary_scale",
+    "croft_lower_bounds",
+    "croft_scale",
+    "croft_table2",
+    "croft_uniform_scale",
+    "laplace_scale",
+    "log_laplace_scale",
+    "truncated_scale",
+    "required_scale",
+    "required_epsilon",
+    "restriction_ramp_bias_ratio",
+]
 
 
 def _scale(name_eps, epsilon, name_size, size):
@@ -45,7 +56,9 @@ def _scale(name_eps, epsilon, name_size, size):
     size = check.positive(name_size, size)
     b = size / epsilon
     if not (math.isfinite(b) and b > 0):
-        raise ValueError(f"{name_size}/{name_eps} = {size!r}/{epsilon!r} is not a positive finite float")
+        raise ValueError(
+            f"{name_size}/{name_eps} = {size!r}/{epsilon!r} is not a positive finite float"
+        )
     return b
 
 
@@ -134,20 +147,35 @@ def _truncated_scale(epsilon, delta, lower, upper):
     if np.isinf(lower) != np.isinf(upper):
         # one-sided: the worst case is the corner pair, loss t + log(2 - e^{-t}) with t = Δ/b,
         # increasing in t from 0, between ε/2 and ε; solved directly (tests check it against the audit)
-        t = optimize.brentq(lambda t: one_sided_truncation_loss(t) - epsilon, 0.5 * epsilon, epsilon,
-                            xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+        t = optimize.brentq(
+            lambda t: one_sided_truncation_loss(t) - epsilon,
+            0.5 * epsilon,
+            epsilon,
+            xtol=1e-300,
+            rtol=4 * np.finfo(float).eps,
+            maxiter=500,
+        )
         return _scale("epsilon", t, "sensitivity", delta)
 
     def excess(t):  # in t = Δ/b: the loss increases with t
         b = delta / t
-        desc = union_description(b, [lower], [upper], worst_pairs=corner_pairs((lower, upper)))
-        return _best_of(desc, desc.worst_pairs(lower, upper, delta), (-math.inf, math.inf)).epsilon - epsilon
+        desc = union_description(
+            b, [lower], [upper], worst_pairs=corner_pairs((lower, upper))
+        )
+        return (
+            _best_of(
+                desc, desc.worst_pairs(lower, upper, delta), (-math.inf, math.inf)
+            ).epsilon
+            - epsilon
+        )
 
     hi = epsilon
     lo = epsilon / 2
     while excess(hi) < 0:  # a short interval needs less noise than Δ/ε
         lo, hi = hi, 2 * hi
-    t = optimize.brentq(excess, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    t = optimize.brentq(
+        excess, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500
+    )
     return _scale("epsilon", t, "sensitivity", delta)
 
 
@@ -176,7 +204,8 @@ def croft_scale(distance, epsilon, sensitivity):
     denominator is negative); the paper's plain-text rendering drops every minus sign, and read that
     way it gives the negative of the scale.  dpbook returns the positive scale, which satisfies the
     defining equation above (tested).  It equals ``σ1`` at distance 0, decreases, is
-    ``(Δ/ε)/(1 + W(-1/(2e))) = 1.302 Δ/ε`` at distance ``Δ/ε`` and tends to ``Δ/ε``.  ``W`` is evaluated through ``log(-W)`` by
+    ``(Δ/ε)/(1 + W(-1/(2e))) = 1.302 Δ/ε`` at distance ``Δ/ε`` and tends to ``Δ/ε``.  ``W`` is evaluated
+    through ``log(-W)`` by
     Newton's method so that the result keeps full precision at the branch switch.
 
     >>> round(croft_scale(0.0, 1.0, 1.0), 6), round(croft_scale(1e6, 1.0, 1.0), 4)
@@ -192,6 +221,7 @@ def croft_scale(distance, epsilon, sensitivity):
 # --------------------------------------------------------------------------------------------------
 # one scale for every q (Sections 4.2-4.3)
 
+
 def _endpoint_probabilities(sigma, lo, hi):
     """For each end of each feasible piece, the chance that the normalized law lands on the piece's side.
 
@@ -204,7 +234,11 @@ def _endpoint_probabilities(sigma, lo, hi):
     lo, hi = (lo - centre) / sigma, (hi - centre) / sigma
     m = len(lo)
     width = hi - lo
-    log_len = np.where(width > math.log(2), np.log1p(-np.exp(-width)), np.log(-np.expm1(-np.minimum(width, 1.0))))
+    log_len = np.where(
+        width > math.log(2),
+        np.log1p(-np.exp(-width)),
+        np.log(-np.expm1(-np.minimum(width, 1.0))),
+    )
     with np.errstate(invalid="ignore"):
         left = np.logaddexp.accumulate(hi + log_len)
         right = np.logaddexp.accumulate((log_len - lo)[::-1])[::-1]
@@ -227,7 +261,9 @@ def _uniform_fast(epsilon, sensitivity, lo, hi):
 
     if gap(unit) >= 0:
         return unit
-    return optimize.brentq(gap, unit, top, xtol=1e-14 * unit, rtol=4 * np.finfo(float).eps, maxiter=200)
+    return optimize.brentq(
+        gap, unit, top, xtol=1e-14 * unit, rtol=4 * np.finfo(float).eps, maxiter=200
+    )
 
 
 def _forbidden(lo, hi):
@@ -266,7 +302,10 @@ def _paper_check(sigma, epsilon, sensitivity, lo, hi, c_left, c_right):
         width = q1 - q2
         l1, r1 = _paper_sums(q1, sigma, c_left, c_right)
         l2, r2 = _paper_sums(q2, sigma, c_left, c_right)
-        if math.log(1 - (l2 + r2)) - math.log(1 - (l1 + r1)) + width / sigma > epsilon * width / sensitivity:
+        if (
+            math.log(1 - (l2 + r2)) - math.log(1 - (l1 + r1)) + width / sigma
+            > epsilon * width / sensitivity
+        ):
             return False
     return True
 
@@ -334,7 +373,11 @@ def croft_uniform_scale(epsilon, sensitivity, allowed, *, method="fast", digits=
     if method == "fast":
         return float(_uniform_fast(epsilon, sensitivity, lo, hi))
     if method == "paper":
-        if digits is not None and (not isinstance(digits, (int, np.integer)) or isinstance(digits, bool) or digits < 0):
+        if digits is not None and (
+            not isinstance(digits, (int, np.integer))
+            or isinstance(digits, bool)
+            or digits < 0
+        ):
             raise ValueError(f"digits must be an int >= 0, got {digits!r}")
         return float(_uniform_paper(epsilon, sensitivity, lo, hi, digits))
     raise ValueError(f"method must be 'fast' or 'paper', got {method!r}")
@@ -360,6 +403,7 @@ def croft_lower_bounds(epsilon, sensitivity, allowed):
             left, right = _paper_sums(q, sigma, c_left, c_right)
             near = left if form == "regular" else right
             return sigma - unit * (1 - 2 * near) / (1 - (left + right))
+
         return f
 
     def gap_excess(q2, q1):
@@ -368,14 +412,21 @@ def croft_lower_bounds(epsilon, sensitivity, allowed):
         def f(sigma):
             l1, r1 = _paper_sums(q1, sigma, c_left, c_right)
             l2, r2 = _paper_sums(q2, sigma, c_left, c_right)
-            return width * epsilon / sensitivity - width / sigma - (math.log(1 - (l2 + r2)) - math.log(1 - (l1 + r1)))
+            return (
+                width * epsilon / sensitivity
+                - width / sigma
+                - (math.log(1 - (l2 + r2)) - math.log(1 - (l1 + r1)))
+            )
+
         return f
 
     def solve(f):
         tiny = 1e-6 * unit
         if f(tiny) >= 0:
             return 0.0
-        if f(top) <= 0:  # binding at the top: an end next to an infinite constraint needs exactly 2Δ/ε
+        if (
+            f(top) <= 0
+        ):  # binding at the top: an end next to an infinite constraint needs exactly 2Δ/ε
             return top
         return float(optimize.brentq(f, tiny, top, xtol=1e-14 * unit))
 
@@ -403,17 +454,41 @@ def croft_table2(*, epsilon=1.0, sensitivity=1.0):
     unit = sensitivity / epsilon
     s1 = croft_boundary_scale(epsilon, sensitivity) / unit
     near = float(croft_scale(1e-9 * unit, epsilon, sensitivity)) / unit
-    finite = croft_uniform_scale(epsilon, sensitivity, [(-np.inf, 0.0), (40.0 * unit, np.inf)]) / unit
-    arbitrary = croft_uniform_scale(epsilon, sensitivity, [(0.0, unit), (3.0 * unit, np.inf)]) / unit
+    finite = (
+        croft_uniform_scale(
+            epsilon, sensitivity, [(-np.inf, 0.0), (40.0 * unit, np.inf)]
+        )
+        / unit
+    )
+    arbitrary = (
+        croft_uniform_scale(epsilon, sensitivity, [(0.0, unit), (3.0 * unit, np.inf)])
+        / unit
+    )
     return [
-        {"configuration": "single infinite constraint", "scale": "sigma_1: formula (32)",
-         "printed": "sigma_1 = 1.586", "computed": s1},
-        {"configuration": "single infinite constraint", "scale": "sigma_2: formula (33)",
-         "printed": "sigma_2 < 1.586", "computed": near},
-        {"configuration": "arbitrary finite constraints", "scale": "Section 4.2",
-         "printed": "sigma < 2", "computed": finite},
-        {"configuration": "arbitrary constraints", "scale": "Section 4.2",
-         "printed": "sigma <= 2", "computed": arbitrary},
+        {
+            "configuration": "single infinite constraint",
+            "scale": "sigma_1: formula (32)",
+            "printed": "sigma_1 = 1.586",
+            "computed": s1,
+        },
+        {
+            "configuration": "single infinite constraint",
+            "scale": "sigma_2: formula (33)",
+            "printed": "sigma_2 < 1.586",
+            "computed": near,
+        },
+        {
+            "configuration": "arbitrary finite constraints",
+            "scale": "Section 4.2",
+            "printed": "sigma < 2",
+            "computed": finite,
+        },
+        {
+            "configuration": "arbitrary constraints",
+            "scale": "Section 4.2",
+            "printed": "sigma <= 2",
+            "computed": arbitrary,
+        },
     ]
 
 
@@ -421,7 +496,14 @@ def croft_table2(*, epsilon=1.0, sensitivity=1.0):
 # accuracy before release: the budget a target needs (issue 11)
 
 #: the accuracy targets of :func:`required_scale` and :func:`required_epsilon`
-ACCURACY_TARGETS = ("max_mse", "mse", "max_abs_bias", "abs_bias", "length", "max_length")
+ACCURACY_TARGETS = (
+    "max_mse",
+    "mse",
+    "max_abs_bias",
+    "abs_bias",
+    "length",
+    "max_length",
+)
 
 
 def _family(family, lower, upper):
@@ -429,7 +511,11 @@ def _family(family, lower, upper):
 
     if isinstance(family, type) and issubclass(family, IntervalMechanism):
         return lambda b: family(b, lower=lower, upper=upper)
-    if isinstance(family, type) and issubclass(family, Mechanism) and family.integer_valued:  # the discrete families
+    if (
+        isinstance(family, type)
+        and issubclass(family, Mechanism)
+        and family.integer_valued
+    ):  # the discrete families
         if "lower" in inspect.signature(family).parameters:
             return lambda b: family(b, lower=lower, upper=upper)
         return lambda b: family(b)
@@ -437,7 +523,9 @@ def _family(family, lower, upper):
         return lambda b: family(b)
     if callable(family) and not isinstance(family, type):
         return family
-    raise ValueError(f"family must be a Mechanism class or a callable scale -> Mechanism, got {family!r}")
+    raise ValueError(
+        f"family must be a Mechanism class or a callable scale -> Mechanism, got {family!r}"
+    )
 
 
 def _q_grid(lower, upper, scale, points=257):
@@ -446,7 +534,12 @@ def _q_grid(lower, upper, scale, points=257):
     geometric ladder out to ``10^4`` scales, where the families' formulas have reached their limits."""
     if np.isfinite(lower) and np.isfinite(upper):
         return np.linspace(lower, upper, points)
-    steps = scale * np.concatenate([np.linspace(0.0, 8.0, points // 2 + 1), np.geomspace(8.0, 1e4, points // 4)[1:]])
+    steps = scale * np.concatenate(
+        [
+            np.linspace(0.0, 8.0, points // 2 + 1),
+            np.geomspace(8.0, 1e4, points // 4)[1:],
+        ]
+    )
     if np.isfinite(lower):
         return lower + steps
     if np.isfinite(upper):
@@ -464,8 +557,12 @@ def _worst_case(values, lower, upper, scale, in_domain, points=257, xtol=1e-10):
     best = float(v[k])
     a, b = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
     if b > a:
-        res = optimize.minimize_scalar(lambda t: -float(values(np.array([t]))[0]), bounds=(a, b), method="bounded",
-                                       options={"xatol": xtol * max(1.0, abs(a), abs(b))})
+        res = optimize.minimize_scalar(
+            lambda t: -float(values(np.array([t]))[0]),
+            bounds=(a, b),
+            method="bounded",
+            options={"xatol": xtol * max(1.0, abs(a), abs(b))},
+        )
         best = max(best, -float(res.fun))
     return best
 
@@ -477,18 +574,32 @@ _MAX_INTEGERS = 2**16
 def _integer_worst(values, lower, upper, points):
     """``max`` of ``values(q)`` over the integers of ``[lower, upper]``, exactly (all of them), or ValueError."""
     limit = _MAX_INTEGERS if points > 33 else _MAX_INTEGERS // 64
-    if not (math.isfinite(lower) and math.isfinite(upper)) or math.floor(upper) - math.ceil(lower) + 1 > limit:
-        raise ValueError(f"lower={lower!r}, upper={upper!r}: the worst case of an integer-valued family is the exact "
-                         f"maximum over its integer true values, which are limited to {limit} here; give finite, "
-                         "narrower bounds")
-    return float(np.max(np.asarray(values(np.arange(math.ceil(lower), math.floor(upper) + 1.0)), dtype=float)))
+    if (
+        not (math.isfinite(lower) and math.isfinite(upper))
+        or math.floor(upper) - math.ceil(lower) + 1 > limit
+    ):
+        raise ValueError(
+            f"lower={lower!r}, upper={upper!r}: the worst case of an integer-valued family is the exact "
+            f"maximum over its integer true values, which are limited to {limit} here; give finite, "
+            "narrower bounds"
+        )
+    return float(
+        np.max(
+            np.asarray(
+                values(np.arange(math.ceil(lower), math.floor(upper) + 1.0)),
+                dtype=float,
+            )
+        )
+    )
 
 
 def _accuracy(make, target, lower, upper, q, level):
     """``b -> the target's value`` for the family ``make`` (see :func:`required_scale`)."""
 
     def length(mech, qs):
-        return np.asarray(expected_length(mech, lambda x: confidence_interval(mech, x, level), qs))
+        return np.asarray(
+            expected_length(mech, lambda x: confidence_interval(mech, x, level), qs)
+        )
 
     def at_q(fn):
         return lambda b: float(np.asarray(fn(make(b), q)))
@@ -505,6 +616,7 @@ def _accuracy(make, target, lower, upper, q, level):
                 return np.array([mech.accepts(t) for t in g], dtype=bool)
 
             return _worst_case(lambda g: fn(mech, g), lo, hi, b, ok, points, xtol)
+
         return value
 
     if target == "mse":
@@ -519,12 +631,15 @@ def _accuracy(make, target, lower, upper, q, level):
         return worst(length, 33, 1e-4)  # each value is ~800 intervals: a coarser search
     search = worst(lambda m, g: np.abs(np.asarray(m.bias(g))))
 
-    def max_abs_bias(b):  # exact where the family knows its worst case on its own domain
+    def max_abs_bias(
+        b,
+    ):  # exact where the family knows its worst case on its own domain
         mech = make(b)
         exact = mech.max_abs_bias()
         if exact is not None and tuple(mech.domain) == (lower, upper):
             return float(exact)
         return search(b)
+
     return max_abs_bias
 
 
@@ -534,7 +649,8 @@ def required_scale(family, *, lower, upper, target, bound, q=None, level=0.95):
     Answers the question asked *before* a release: how much noise can this accuracy afford?  The
     target's value is computed from the exact formulas of the family at each trial scale and the
     largest scale with ``value <= bound`` is bracketed in steps of 16 and then found by bisection in
-    ``log b`` to a relative width of ``1e-10`` (``1e-7`` for the length targets) (so the answer meets the target and ``1.01`` times it
+    ``log b`` to a relative width of ``1e-10`` (``1e-7`` for the length targets) (so the answer meets the
+    target and ``1.01`` times it
     misses, which the tests check by plugging it back in).  The targets' values grow with the scale
     for the families of dpbook; the bisection relies on it.
 
@@ -624,7 +740,9 @@ def required_scale(family, *, lower, upper, target, bound, q=None, level=0.95):
         while not meets(bad / step):
             bad /= step
             if bad < 1e-300:
-                raise ValueError(f"bound={bound!r} for target={target!r} is met by no scale down to 1e-300")
+                raise ValueError(
+                    f"bound={bound!r} for target={target!r} is met by no scale down to 1e-300"
+                )
         good = bad / step
     rtol = 1e-7 if target in ("length", "max_length") else 1e-10
     while bad / good > 1.0 + rtol:
@@ -636,7 +754,9 @@ def required_scale(family, *, lower, upper, target, bound, q=None, level=0.95):
     return good
 
 
-def required_epsilon(family, *, lower, upper, sensitivity, target, bound, q=None, level=0.95):
+def required_epsilon(
+    family, *, lower, upper, sensitivity, target, bound, q=None, level=0.95
+):
     """The smallest privacy budget ε whose calibrated ``family`` on ``[lower, upper]`` meets a target.
 
     The scale :func:`required_scale` allows, charged by the exact auditor: ``ε =``
@@ -667,11 +787,15 @@ def required_epsilon(family, *, lower, upper, sensitivity, target, bound, q=None
     """
 
     delta = check.positive("sensitivity", sensitivity)
-    b = required_scale(family, lower=lower, upper=upper, target=target, bound=bound, q=q, level=level)
+    b = required_scale(
+        family, lower=lower, upper=upper, target=target, bound=bound, q=q, level=level
+    )
     if math.isinf(b):
         return 0.0
     lower, upper = check.bounds(lower, upper)
-    return float(privacy_loss(_family(family, lower, upper)(b), delta, domain=(lower, upper)))
+    return float(
+        privacy_loss(_family(family, lower, upper)(b), delta, domain=(lower, upper))
+    )
 
 
 def restriction_ramp_bias_ratio(q, epsilon, sensitivity):
@@ -690,4 +814,6 @@ def restriction_ramp_bias_ratio(q, epsilon, sensitivity):
         raise ValueError(f"q must be >= 0 for a nonnegative query, got {q!r}")
     restricted = np.asarray(Truncated(2 * b, lower=0.0, upper=np.inf).bias(q))
     ramp = np.asarray(BIT(b, lower=0.0, upper=np.inf).bias(q))
-    return _float(np.divide(restricted, ramp, out=np.full(np.shape(ramp), np.inf), where=ramp > 0))
+    return _float(
+        np.divide(restricted, ramp, out=np.full(np.shape(ramp), np.inf), where=ramp > 0)
+    )

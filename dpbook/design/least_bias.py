@@ -10,7 +10,7 @@ values is a linear program (:func:`min_bias_postprocessing`, ``scipy.optimize.li
 
 A program constrained on a grid of ``q`` can cheat between the grid points, so every answer is
 re-checked a posteriori (:func:`verify_bias`): the bias of a step function has a closed form
-(:meth:`StepPostProcessed.bias`, differences of the Laplace distribution function), evaluated on a much finer
+(``StepPostProcessed.bias``, differences of the Laplace distribution function), evaluated on a much finer
 grid, with a rigorous bound between grid points and an exact argument beyond the last cell.  Only
 the verified value is to be reported.
 
@@ -32,17 +32,24 @@ from __future__ import annotations
 
 import math
 from typing import NamedTuple
+
 import numpy as np
 from scipy import optimize, sparse, special
-from ..families.step import StepPostProcessed
-from .._kernels.laplace import _laplace_sf
+
 from .._kernels import validation as check
-from ..families.step import laplace_cell_masses
+from .._kernels.laplace import _laplace_sf
+from ..families.step import StepPostProcessed, laplace_cell_masses
 from ..mechanism import BiasCertificate
 
-
-
-__all__ = ['MSEVerification', 'OptimalPostProcessing', 'verify_bias', 'verify_mse', 'min_bias_postprocessing', 'optimal_postprocessing', 'dp_bias_lower_bound']
+__all__ = [
+    "MSEVerification",
+    "OptimalPostProcessing",
+    "verify_bias",
+    "verify_mse",
+    "min_bias_postprocessing",
+    "optimal_postprocessing",
+    "dp_bias_lower_bound",
+]
 
 
 class MSEVerification(NamedTuple):
@@ -61,7 +68,9 @@ def _check_grid(mech, step, q_max):
     step = b / 200 if step is None else check.positive("step", step)
     q_max = max(s, 0.0) + 10 * b if q_max is None else check.nonnegative("q_max", q_max)
     if q_max < s:
-        raise ValueError(f"q_max must be >= the last edge {s!r}, so that the exact tail covers the rest, got {q_max!r}")
+        raise ValueError(
+            f"q_max must be >= the last edge {s!r}, so that the exact tail covers the rest, got {q_max!r}"
+        )
     inner = mech.edges[(mech.edges > 0) & (mech.edges < q_max)]
     points = q_max / step
     work = points * (mech.edges.size + 1)  # closed-form cell masses per grid point
@@ -76,13 +85,13 @@ def _check_grid(mech, step, q_max):
 
 
 def _chunks(fn, grid, size=4000):
-    return np.concatenate([fn(grid[i:i + size]) for i in range(0, grid.size, size)])
+    return np.concatenate([fn(grid[i : i + size]) for i in range(0, grid.size, size)])
 
 
 def verify_bias(mech, *, step=None, q_max=None):
     """Verify the worst-case bias ``B(φ)`` (McGlinchey–Mason equation (12)) of a step post-processing exactly.
 
-    The bias is evaluated in closed form (:meth:`StepPostProcessed.bias`) on a grid of ``q`` from 0 to ``q_max``
+    The bias is evaluated in closed form (``StepPostProcessed.bias``) on a grid of ``q`` from 0 to ``q_max``
     with spacing ``<= step`` (plus every edge inside).  Between two grid points ``h`` apart, the mean
     ``m(q) = E φ(Y_q)`` solves ``b^2 m'' = m - φ`` (the Laplace kernel's Green's-function identity), so
     ``-sup φ / b^2 <= bias'' <= sup m / b^2`` on the interval, with ``sup m <= max(m_i, m_{i+1}) e^{h/b}``
@@ -121,13 +130,15 @@ def verify_bias(mech, *, step=None, q_max=None):
     up = np.maximum(beta[:-1], beta[1:]) + curve * phi_sup
     low = np.minimum(beta[:-1], beta[1:]) - curve * m_sup
     upper = max(value, float(np.max(up, initial=0.0)), float(np.max(-low, initial=0.0)))
-    return BiasCertificate(value, value, upper, argmax, (0.0, float(q_max)), True, step=float(step))
+    return BiasCertificate(
+        value, value, upper, argmax, (0.0, float(q_max)), True, step=float(step)
+    )
 
 
 def verify_mse(mech, *, step=None, q_max=None):
     """The worst-case MSE ``sup_{q >= 0} E[(φ(Y_q) - q)^2]`` of a step post-processing.
 
-    Exact (:meth:`StepPostProcessed.mse`) on a grid from 0 to ``q_max >= s``; beyond the last edge ``s`` it is
+    Exact (``StepPostProcessed.mse``) on a grid from 0 to ``q_max >= s``; beyond the last edge ``s`` it is
     exactly ``2b^2 + d^2 + e^{-u}(A - 2 b u β)`` with ``u = (q - s)/b``, ``β = bias(s) + d`` and
     ``A = mse(s) - 2b^2 - d^2``, whose maximum over ``u >= 0`` is found in closed form.  Between grid
     points nothing is certified (the grid is the check).
@@ -168,15 +179,25 @@ class OptimalPostProcessing(NamedTuple):
     mse: MSEVerification
 
 
-def min_bias_postprocessing(*, scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max=60.0, q_step=0.01,
-                            value_cap=None, check_step=0.005, check_max=None, tame=1e-3):
+def min_bias_postprocessing(
+    *,
+    scale=1.0,
+    x_range=(-15.0, 30.0),
+    cell=0.1,
+    q_max=60.0,
+    q_step=0.01,
+    value_cap=None,
+    check_step=0.005,
+    check_max=None,
+    tame=1e-3,
+):
     """Minimize the worst-case bias over step post-processings by linear programming, then verify it.
 
     Answers, within the step-function class, the question of McGlinchey–Mason §6: the infimum of
     ``B(φ)`` (eq. (12)) over ``φ >= 0``.  Unknowns: the cell values ``c_k >= 0`` on a grid of width
     ``cell`` over ``x_range`` (plus the cell ``(-inf, x_lo]``), the tail offset ``d <= x_hi`` and the
     bound ``t``; minimize ``t`` subject to ``-t <= bias(q_i) <= t`` at ``q_i = 0, q_step, …, q_max``
-    (each bias linear in the unknowns, :meth:`StepPostProcessed.bias`).  Solved by ``scipy.optimize.linprog``
+    (each bias linear in the unknowns, ``StepPostProcessed.bias``).  Solved by ``scipy.optimize.linprog``
     (HiGHS); the answer is then checked by :func:`verify_bias` on a finer grid.
 
     The verified worst-case MSE (:func:`verify_mse`) of the answer is returned too.
@@ -222,7 +243,9 @@ def min_bias_postprocessing(*, scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max
 
     n = max(1, math.ceil((hi - lo) / cell))
     nq = max(1, math.ceil(q_max / q_step)) + 1
-    need = 6 * 8 * nq * (n + 3)  # the dense cell-mass matrix and its stacked copies before sparsifying
+    need = (
+        6 * 8 * nq * (n + 3)
+    )  # the dense cell-mass matrix and its stacked copies before sparsifying
     if need > 2**30:
         raise ValueError(
             f"{nq} true values x {n + 1} cells would need ~{need / 2**30:.3g} GiB (limit 1 GiB); "
@@ -244,7 +267,9 @@ def min_bias_postprocessing(*, scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max
     cost[-1] = 1.0
 
     def solve(cost, A_ub, b_ub, bounds):
-        res = optimize.linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+        res = optimize.linprog(
+            cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs"
+        )
         if res.status != 0:
             raise RuntimeError(f"linprog failed: {res.message}")
         return res.x
@@ -260,15 +285,23 @@ def min_bias_postprocessing(*, scale=1.0, x_range=(-15.0, 30.0), cell=0.1, q_max
         width = np.concatenate([[b], np.diff(edges)])
         eye = sparse.identity(nv, format="csr")
         pad = sparse.csr_array((nv, 2))
-        A2 = sparse.vstack([sparse.hstack([A_ub, sparse.csr_array((A_ub.shape[0], nv))]),
-                            sparse.hstack([eye, pad, -eye]), sparse.hstack([-eye, pad, -eye])], format="csr")
+        A2 = sparse.vstack(
+            [
+                sparse.hstack([A_ub, sparse.csr_array((A_ub.shape[0], nv))]),
+                sparse.hstack([eye, pad, -eye]),
+                sparse.hstack([-eye, pad, -eye]),
+            ],
+            format="csr",
+        )
         b2 = np.concatenate([b_ub, target, -target])
         bounds2 = bounds[:-1] + [(0.0, objective * (1 + slack))] + [(0.0, None)] * nv
         x = solve(np.concatenate([np.zeros(nv + 2), width]), A2, b2, bounds2)
         v, d = x[:nv], float(x[nv])
 
     mech = StepPostProcessed(b, edges, np.maximum(v, 0.0), min(d, s))
-    check_max = None if check_max is None else b * check.positive("check_max", check_max)
+    check_max = (
+        None if check_max is None else b * check.positive("check_max", check_max)
+    )
     return OptimalPostProcessing(
         mech,
         objective,
@@ -311,5 +344,7 @@ def dp_bias_lower_bound(epsilon, sensitivity):
     eps = check.positive("epsilon", epsilon)
     delta = check.positive("sensitivity", sensitivity)
     t_star = 1.0 + float(special.lambertw(1.0 / math.e).real)
-    k = np.array([max(1, math.floor(t_star / eps)), max(1, math.ceil(t_star / eps))], dtype=float)
+    k = np.array(
+        [max(1, math.floor(t_star / eps)), max(1, math.ceil(t_star / eps))], dtype=float
+    )
     return float(np.max(k * delta * special.expit(-k * eps)))

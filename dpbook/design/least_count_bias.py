@@ -5,22 +5,30 @@ from __future__ import annotations
 
 import math
 from typing import NamedTuple
+
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize, special, stats
+
+from .._kernels import validation as check
+from .._kernels.discrete_laplace import _alpha_terms, _dl_tail
 from ..families.count_postprocessing import CountPostProcessed
 from ..families.discrete import DiscreteLaplace
-from .._kernels import validation as check
-from scipy import stats
-from .._kernels.discrete_laplace import _alpha_terms, _dl_tail
 from ..mechanism import BiasCertificate
 
-__all__ = ['LeastCountBias', 'verify_count_bias', 'optimal_count_postprocessing', 'least_count_bias', 'optimal_count_threshold_rules', 'clamped_sum_bias']
+__all__ = [
+    "LeastCountBias",
+    "verify_count_bias",
+    "optimal_count_postprocessing",
+    "least_count_bias",
+    "optimal_count_threshold_rules",
+    "clamped_sum_bias",
+]
 
 
 def verify_count_bias(post):
     """The exact worst-case bias ``sup_{q ∈ {0,1,…}} |E φ(q + K) - q|`` of a post-processing of a count.
 
-    Exact sums at ``q = 0, 1, …, T`` (:meth:`CountPostProcessed.bias`); beyond, for ``q >= T``,
+    Exact sums at ``q = 0, 1, …, T`` (``CountPostProcessed.bias``); beyond, for ``q >= T``,
     ``β(q) = -d + α^{q-T} (β(T) + d)`` exactly (for ``k < T <= q``,
     ``P(K = k - q) = α^{q-T} P(K = k - T)``), monotone between ``β(T)`` and its limit ``-d``, so the
     supremum over all ``q >= 0`` is ``max(max_{q <= T} |β(q)|, |d|)``.  Nothing is left unchecked.
@@ -36,12 +44,23 @@ def verify_count_bias(post):
     value, argmax = float(abs(beta[k])), float(k)
     if abs(post.shift) > value * (1 + 1e-12):
         value, argmax = abs(post.shift), math.inf
-    return BiasCertificate(value, value, value, argmax, (0.0, float(post.window)), True, step=1.0, biases=beta)
+    return BiasCertificate(
+        value,
+        value,
+        value,
+        argmax,
+        (0.0, float(post.window)),
+        True,
+        step=1.0,
+        biases=beta,
+    )
 
 
 def _count_threshold(b):
     """The count ``t >= 1`` maximizing ``g(t) = t/(1 + e^{t/b})`` (the smaller one on a tie), and ``g(t)``."""
-    s = b * (1.0 + float(special.lambertw(1.0 / math.e).real))  # g is unimodal in t, peak at s
+    s = b * (
+        1.0 + float(special.lambertw(1.0 / math.e).real)
+    )  # g is unimodal in t, peak at s
     ts = [max(1, math.floor(s)), max(1, math.ceil(s))]
     gs = [t * float(special.expit(-t / b)) for t in ts]
     return (ts[0], gs[0]) if gs[0] >= gs[1] else (ts[1], gs[1])
@@ -64,7 +83,9 @@ def optimal_count_postprocessing(scale, *, integer=False):
     """
     b = check.positive("scale", scale)
     if b > 1e6:
-        raise ValueError(f"scale must be <= 1e6 (the map has ~1.28 scale values), got {scale!r}")
+        raise ValueError(
+            f"scale must be <= 1e6 (the map has ~1.28 scale values), got {scale!r}"
+        )
     t, B = _count_threshold(b)
     alpha, one_minus, r = _alpha_terms(b)
     c = max((t - B) / one_minus - r / one_minus, 0.0)
@@ -89,7 +110,9 @@ def optimal_count_threshold_rules(scale):
     """
     b = check.positive("scale", scale)
     if b > MAX_COUNT_WINDOW / 2:
-        raise ValueError(f"scale must be <= {MAX_COUNT_WINDOW / 2:g} (each rule has ~1.3 scale values), got {scale!r}")
+        raise ValueError(
+            f"scale must be <= {MAX_COUNT_WINDOW / 2:g} (each rule has ~1.3 scale values), got {scale!r}"
+        )
     t, B = _count_threshold(b)
     alpha, _, r = _alpha_terms(b)
     tol = 1e-12 * max(1.0, b)
@@ -139,21 +162,27 @@ def _unbiased_program(b, T, B, integer):
     """The second program: φ(k) = k from T on; least Σ_{q<=T} |β(q)| with every |β(q)| <= B (1 + 1e-9)."""
     q = np.arange(T + 1, dtype=float)
     p_ge, p_lt, m1, _ = _dl_tail(T - q, b)
-    masses = np.asarray(DiscreteLaplace(b).pmf(np.arange(T)[None, :] - q[:, None], 0), dtype=float)
+    masses = np.asarray(
+        DiscreteLaplace(b).pmf(np.arange(T)[None, :] - q[:, None], 0), dtype=float
+    )
     const = m1 - q * p_lt  # β(q) = masses @ φ + const, the tail's shift being 0
     eye = np.eye(T + 1)
     A_ub = np.vstack([np.hstack([masses, -eye]), np.hstack([-masses, -eye])])
     b_ub = np.concatenate([-const, const])
     cost = np.concatenate([np.zeros(T), np.ones(T + 1)])
     bounds = [(0.0, None)] * T + [(0.0, B * (1 + 1e-9))] * (T + 1)
-    res = optimize.linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs", options=_HIGHS)
+    res = optimize.linprog(
+        cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs", options=_HIGHS
+    )
     if res.status != 0:
         return None, None
     post = CountPostProcessed(b, np.maximum(res.x[:T], 0.0), 0.0, integer=integer)
     check_ = verify_count_bias(post)
     if check_.value > B * (1 + 1e-7) + 1e-12:
         return None, None
-    zero = np.abs(check_.biases) <= 1e-12 * max(1.0, b)  # beyond T: α^{q-T} β(T), smaller still
+    zero = np.abs(check_.biases) <= 1e-12 * max(
+        1.0, b
+    )  # beyond T: α^{q-T} β(T), smaller still
     if not zero[-1]:
         return post, None
     nonzero = np.flatnonzero(~zero)
@@ -207,15 +236,23 @@ def least_count_bias(scale, *, integer=False, window=None):
         raise ValueError(f"integer must be True or False, got {integer!r}")
     s = b * (1.0 + float(special.lambertw(1.0 / math.e).real))
     if s + 3 > MAX_COUNT_WINDOW:
-        raise ValueError(f"scale = {scale!r} needs a window above {MAX_COUNT_WINDOW} counts (too large for the "
-                         f"dense program); optimal_count_postprocessing(scale) gives the answer in closed form")
+        raise ValueError(
+            f"scale = {scale!r} needs a window above {MAX_COUNT_WINDOW} counts (too large for the "
+            f"dense program); optimal_count_postprocessing(scale) gives the answer in closed form"
+        )
     t, B = _count_threshold(b)
-    T = min(2 * t + 6, MAX_COUNT_WINDOW) if window is None else check.count("window", window, t + 1)
+    T = (
+        min(2 * t + 6, MAX_COUNT_WINDOW)
+        if window is None
+        else check.count("window", window, t + 1)
+    )
     if T > MAX_COUNT_WINDOW:
         raise ValueError(f"window must be <= {MAX_COUNT_WINDOW}, got {window!r}")
     q = np.arange(T + 1, dtype=float)
     p_ge, p_lt, m1, _ = _dl_tail(T - q, b)
-    masses = np.asarray(DiscreteLaplace(b).pmf(np.arange(T)[None, :] - q[:, None], 0), dtype=float)
+    masses = np.asarray(
+        DiscreteLaplace(b).pmf(np.arange(T)[None, :] - q[:, None], 0), dtype=float
+    )
     const = m1 - q * p_lt  # β(q) = masses @ φ - d p_ge + const
     G = np.hstack([masses, -p_ge[:, None]])
     ones = np.ones((T + 1, 1))
@@ -227,16 +264,30 @@ def least_count_bias(scale, *, integer=False, window=None):
     cost = np.zeros(T + 2)
     cost[-1] = 1.0
     bounds = [(0.0, None)] * T + [(None, float(T)), (0.0, None)]
-    res = optimize.linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs", options=_HIGHS)
+    res = optimize.linprog(
+        cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs", options=_HIGHS
+    )
     if res.status != 0:
         raise RuntimeError(f"linprog failed: {res.message}")
-    program = CountPostProcessed(b, np.maximum(res.x[:T], 0.0), min(float(res.x[T]), float(T)), integer=integer)
+    program = CountPostProcessed(
+        b, np.maximum(res.x[:T], 0.0), min(float(res.x[T]), float(T)), integer=integer
+    )
     verified = verify_count_bias(program).value
     if not (B * (1 - 1e-9) <= verified <= B + 1e-7 * max(1.0, b)):
-        raise RuntimeError(f"the program's map has worst-case bias {verified!r}, the theorem says {B!r}")
+        raise RuntimeError(
+            f"the program's map has worst-case bias {verified!r}, the theorem says {B!r}"
+        )
     unbiased, start = _unbiased_program(b, T, B, integer)
-    return LeastCountBias(B, t, optimal_count_postprocessing(b, integer=integer), program, float(res.fun),
-                          verified, unbiased, start)
+    return LeastCountBias(
+        B,
+        t,
+        optimal_count_postprocessing(b, integer=integer),
+        program,
+        float(res.fun),
+        verified,
+        unbiased,
+        start,
+    )
 
 
 def clamped_sum_bias(scale, total, n):
@@ -274,7 +325,9 @@ def clamped_sum_bias(scale, total, n):
     mu = n * (1 - p) / p
     stop = int(stats.nbinom.isf(1e-17, n, p)) + 1
     if stop > 5 * 10**6:
-        raise ValueError(f"scale = {scale!r} with n = {n!r} needs a sum over {stop} terms (limit 5e6)")
+        raise ValueError(
+            f"scale = {scale!r} with n = {n!r} needs a sum over {stop} terms (limit 5e6)"
+        )
     j = np.arange(stop + 1)
     m = j + total
     excess = mu * stats.nbinom.sf(m - 2, n + 1, p) - m * stats.nbinom.sf(m - 1, n, p)

@@ -19,14 +19,31 @@ from __future__ import annotations
 
 import itertools
 import math
+
 import numpy as np
-from ..mechanism import interval_family
+
 from .._kernels import validation as check
 from ..families.clamping import BIT
-from .calibration import laplace_scale
+from ..mechanism import interval_family
 from ..neighbours import DATA_SETS, Neighbours
+from .calibration import laplace_scale
 
-__all__ = ['budget_split', 'RELATIONS', 'mean_sensitivity', 'proportion_sensitivity', 'histogram_sensitivity', 'variance_sensitivity', 'covariance_sensitivity', 'sample_variance', 'sample_covariance', 'brute_force_sensitivity', 'neighbour_changes', 'worst_neighbours', 'release_sample_mean', 'sanitized_mean']
+__all__ = [
+    "budget_split",
+    "RELATIONS",
+    "mean_sensitivity",
+    "proportion_sensitivity",
+    "histogram_sensitivity",
+    "variance_sensitivity",
+    "covariance_sensitivity",
+    "sample_variance",
+    "sample_covariance",
+    "brute_force_sensitivity",
+    "neighbour_changes",
+    "worst_neighbours",
+    "release_sample_mean",
+    "sanitized_mean",
+]
 
 
 #: the two neighbouring relations of data sets of Liu §2.1 (:class:`dpbook.Neighbours`)
@@ -36,7 +53,9 @@ RELATIONS = DATA_SETS
 def _finite_bounds(lower, upper, name="bounds"):
     lo, hi = check.bounds(lower, upper)
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise ValueError(f"{name} must be finite for a finite sensitivity, got ({lower!r}, {upper!r})")
+        raise ValueError(
+            f"{name} must be finite for a finite sensitivity, got ({lower!r}, {upper!r})"
+        )
     return lo, hi
 
 
@@ -127,7 +146,9 @@ def _pair(name, value):
     try:
         lo, hi = value
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (lower, upper), got {value!r}") from None
+        raise ValueError(
+            f"{name} must be a pair (lower, upper), got {value!r}"
+        ) from None
     try:
         return _finite_bounds(lo, hi, name)
     except ValueError as err:
@@ -179,13 +200,23 @@ def neighbour_changes(statistic, values, n, *, relation="substitution"):
     n = check.count("n", n, 2)
     values = check.finite_array("values", values)
     if values.ndim not in (1, 2) or len(values) < 2:
-        raise ValueError(f"values must hold at least 2 records in an array of shape (r,) or (r, d), got shape {values.shape}")
+        raise ValueError(
+            f"values must hold at least 2 records in an array of shape (r,) or (r, d), got shape {values.shape}"
+        )
     r = len(values)
-    if math.comb(r + n - 1, n) * (r if relation == "substitution" else 1) > _MAX_DATA_SETS:
-        raise ValueError(f"values and n give more than {_MAX_DATA_SETS} pairs; use a coarser grid or a smaller n")
+    if (
+        math.comb(r + n - 1, n) * (r if relation == "substitution" else 1)
+        > _MAX_DATA_SETS
+    ):
+        raise ValueError(
+            f"values and n give more than {_MAX_DATA_SETS} pairs; use a coarser grid or a smaller n"
+        )
 
     def multisets(size):
-        return np.array(list(itertools.combinations_with_replacement(range(r), size)), dtype=np.int64)
+        return np.array(
+            list(itertools.combinations_with_replacement(range(r), size)),
+            dtype=np.int64,
+        )
 
     def evaluate(idx):
         return np.asarray(statistic(values[idx]), dtype=float).reshape(len(idx), -1)
@@ -205,10 +236,18 @@ def neighbour_changes(statistic, values, n, *, relation="substitution"):
     small = multisets(n - 1)
     s_small, small_codes = evaluate(small), _codes(small, r)
     small_order = np.argsort(small_codes)
-    rows = np.concatenate([
-        small_order[np.searchsorted(small_codes, _codes(np.delete(big, drop, axis=1), r), sorter=small_order)]
-        for drop in range(n)
-    ])
+    rows = np.concatenate(
+        [
+            small_order[
+                np.searchsorted(
+                    small_codes,
+                    _codes(np.delete(big, drop, axis=1), r),
+                    sorter=small_order,
+                )
+            ]
+            for drop in range(n)
+        ]
+    )
     a = np.tile(np.arange(len(big)), n)
     return np.abs(s_big[a] - s_small[rows]).sum(axis=-1), big[a], small[rows]
 
@@ -237,7 +276,10 @@ def _codes(idx, r):
     the caller), so it never overflows int64 as the base-``r`` code ``sum a_i r^i`` did for ``r^m >= 2^63``.
     """
     m = idx.shape[1]
-    table = np.array([[min(math.comb(v, k), 2**62) for k in range(m + 1)] for v in range(r + m)], dtype=np.int64)
+    table = np.array(
+        [[min(math.comb(v, k), 2**62) for k in range(m + 1)] for v in range(r + m)],
+        dtype=np.int64,
+    )
     return table[idx + np.arange(m), np.arange(1, m + 1)].sum(axis=1)
 
 
@@ -253,7 +295,9 @@ def brute_force_sensitivity(statistic, values, n, *, relation="substitution"):
     return worst_neighbours(statistic, values, n, relation=relation)[0]
 
 
-def release_sample_mean(sample_mean, n, lower, upper, epsilon, *, mechanism=BIT, rng=None):
+def release_sample_mean(
+    sample_mean, n, lower, upper, epsilon, *, mechanism=BIT, rng=None
+):
     """Release sample means of ``n`` records in ``[lower, upper]`` with ``b = Δ/ε``, ``Δ = (upper - lower)/n``.
 
     Liu (2019), Def. 2 with the sensitivity of supplement D.  ``mechanism=dpbook.BIT`` clamps the
@@ -309,10 +353,20 @@ def sanitized_mean(data, lower, upper, epsilon, *, mechanism=BIT, rng=None):
     lo, hi = _finite_bounds(lower, upper)
     data = check.finite_array("data", data)
     if data.ndim == 0 or data.shape[-1] == 0:
-        raise ValueError(f"data must hold at least one record along its last axis, got shape {data.shape}")
+        raise ValueError(
+            f"data must hold at least one record along its last axis, got shape {data.shape}"
+        )
     if ((data < lo) | (data > hi)).any():
         raise ValueError(f"data must lie in [lower, upper] = [{lo}, {hi}]")
-    return release_sample_mean(np.clip(data.mean(axis=-1), lo, hi), data.shape[-1], lo, hi, epsilon, mechanism=mechanism, rng=rng)
+    return release_sample_mean(
+        np.clip(data.mean(axis=-1), lo, hi),
+        data.shape[-1],
+        lo,
+        hi,
+        epsilon,
+        mechanism=mechanism,
+        rng=rng,
+    )
 
 
 def budget_split(epsilon, sensitivities, *, power=1.0):
@@ -345,7 +399,9 @@ def budget_split(epsilon, sensitivities, *, power=1.0):
     epsilon = check.positive("epsilon", epsilon)
     d = check.finite_array("sensitivities", sensitivities)
     if d.ndim != 1 or d.size == 0 or (d <= 0).any():
-        raise ValueError(f"sensitivities must be a non-empty list of numbers > 0, got {sensitivities!r}")
+        raise ValueError(
+            f"sensitivities must be a non-empty list of numbers > 0, got {sensitivities!r}"
+        )
     power = check.nonnegative("power", power)
     w = np.exp(power * (np.log(d) - np.log(d).max()))
     return epsilon * w / w.sum()

@@ -29,12 +29,25 @@ from __future__ import annotations
 
 import math
 from typing import NamedTuple
+
 import numpy as np
 from scipy import optimize, sparse
-from ..families.discrete import DiscreteBIT
-from .._kernels import validation as check
 
-__all__ = ['absolute_loss', 'squared_loss', 'zero_one_loss', 'expected_loss', 'matrix_epsilon', 'best_remap', 'OptimalCountMechanism', 'RemappedGeometric', 'optimal_count_mechanism', 'remapped_geometric']
+from .._kernels import validation as check
+from ..families.discrete import DiscreteBIT
+
+__all__ = [
+    "absolute_loss",
+    "squared_loss",
+    "zero_one_loss",
+    "expected_loss",
+    "matrix_epsilon",
+    "best_remap",
+    "OptimalCountMechanism",
+    "RemappedGeometric",
+    "optimal_count_mechanism",
+    "remapped_geometric",
+]
 
 
 #: the largest number of unknowns ``(n + 1)**2`` the program accepts (n = 100: about 2 s and
@@ -82,7 +95,9 @@ def _size(n):
 def _prior(prior, n):
     p = check.finite_array("prior", prior)
     if p.shape != (n + 1,):
-        raise ValueError(f"prior must be {n + 1} probabilities, one per count 0..{n}, got shape {p.shape}")
+        raise ValueError(
+            f"prior must be {n + 1} probabilities, one per count 0..{n}, got shape {p.shape}"
+        )
     if np.any(p < 0) or abs(p.sum() - 1.0) > 1e-9:
         raise ValueError(f"prior must be nonnegative and sum to 1, got {prior!r}")
     return p
@@ -98,7 +113,9 @@ def _loss_matrix(loss, n):
             if value.shape != (size, size):
                 value = np.broadcast_to(value, (size, size)).copy()
         except (TypeError, ValueError):  # not vectorized: one call per pair
-            value = np.array([[loss(a, r) for r in range(size)] for a in range(size)], dtype=float)
+            value = np.array(
+                [[loss(a, r) for r in range(size)] for a in range(size)], dtype=float
+            )
     else:
         value = check.real_array("loss", loss)
         if value.shape != (size, size):
@@ -106,12 +123,16 @@ def _loss_matrix(loss, n):
                 f"loss must be a callable loss(i, r) or a {size} x {size} matrix, got shape {value.shape}"
             )
     if not np.all(np.isfinite(value)):
-        raise ValueError(f"loss must be finite for every pair of counts 0..{n}, got {value!r}")
+        raise ValueError(
+            f"loss must be finite for every pair of counts 0..{n}, got {value!r}"
+        )
     return value
 
 
 def _epsilon_sensitivity(epsilon, sensitivity):
-    return check.positive("epsilon", epsilon), check.count("sensitivity", sensitivity, 1)
+    return check.positive("epsilon", epsilon), check.count(
+        "sensitivity", sensitivity, 1
+    )
 
 
 def expected_loss(matrix, *, prior, loss):
@@ -144,9 +165,13 @@ def expected_loss(matrix, *, prior, loss):
 def _stochastic(matrix):
     x = check.finite_array("matrix", matrix)
     if x.ndim != 2 or x.shape[0] != x.shape[1] or x.shape[0] < 2:
-        raise ValueError(f"matrix must be square, (n+1) x (n+1) with n >= 1, got shape {x.shape}")
+        raise ValueError(
+            f"matrix must be square, (n+1) x (n+1) with n >= 1, got shape {x.shape}"
+        )
     if np.any(x < 0) or np.max(np.abs(x.sum(axis=1) - 1.0)) > 1e-9:
-        raise ValueError("matrix must have nonnegative rows that sum to 1 (x(i, j) = P(j | i))")
+        raise ValueError(
+            "matrix must have nonnegative rows that sum to 1 (x(i, j) = P(j | i))"
+        )
     return x
 
 
@@ -219,7 +244,9 @@ def best_remap(matrix, *, prior, loss):
     x = _stochastic(matrix)
     n = x.shape[0] - 1
     p = _prior(prior, n)
-    weighted = (p[:, None] * x).T @ _loss_matrix(loss, n)  # [k, r] = Σ_i p(i) x(i, k) l(i, r)
+    weighted = (p[:, None] * x).T @ _loss_matrix(
+        loss, n
+    )  # [k, r] = Σ_i p(i) x(i, k) l(i, r)
     remap = np.argmin(weighted, axis=1)
     return remap, float(weighted[np.arange(n + 1), remap].sum())
 
@@ -294,7 +321,9 @@ def remapped_geometric(n, epsilon, *, prior, loss, sensitivity=1):
     geometric = _truncated_geometric(n, epsilon, delta)
     remap, value = best_remap(geometric, prior=p, loss=losses)
     matrix = np.zeros_like(geometric)
-    np.add.at(matrix.T, remap, geometric.T)  # column k of the geometric moves to column r(k)
+    np.add.at(
+        matrix.T, remap, geometric.T
+    )  # column k of the geometric moves to column r(k)
     return RemappedGeometric(geometric, remap, matrix, value)
 
 
@@ -336,8 +365,14 @@ _TOLERANCES = {
 #: the solver and its tolerances, in the order tried (the dual simplex when the interior point fails)
 _ATTEMPTS = (
     ("highs-ipm", _TOLERANCES),
-    ("highs-ds", {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}),
-    ("highs-ds", {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}),
+    (
+        "highs-ds",
+        {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+    ),
+    (
+        "highs-ds",
+        {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9},
+    ),
 )
 
 
@@ -357,7 +392,8 @@ def _dp_constraints(n, epsilon, delta):
             vals += [np.ones(m), np.full(m, -factor)]
             count += m
     return sparse.csr_array(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(count, size * size)
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(count, size * size),
     )
 
 
@@ -375,7 +411,8 @@ def optimal_count_mechanism(n, epsilon, *, prior, loss, sensitivity=1):
     Accuracy: the optimal mechanism has entries as small as about ``e^{-εn}``, and a floating-point
     solver's tolerances are absolute.  While ``εn <= 20`` the optimum agrees with GRS's value to
     1e-9 (tests/test_optimal_counts.py); for larger ``εn`` it may be off by more.  Where the interior
-    point fails, HiGHS's dual simplex solves the program instead; if both fail, a ``RuntimeError``.  ``lower_bound`` and ``violation`` say how far to trust each answer.
+    point fails, HiGHS's dual simplex solves the program instead; if both fail, a ``RuntimeError``.
+    ``lower_bound`` and ``violation`` say how far to trust each answer.
 
     Parameters
     ----------
@@ -408,7 +445,13 @@ def optimal_count_mechanism(n, epsilon, *, prior, loss, sensitivity=1):
     cost = (p[:, None] * losses).ravel()
     A_ub = _dp_constraints(n, epsilon, delta)
     A_eq = sparse.kron(sparse.eye_array(size), np.ones((1, size)), format="csr")
-    problem = dict(A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=np.ones(size), bounds=(0, None))
+    problem = dict(
+        A_ub=A_ub,
+        b_ub=np.zeros(A_ub.shape[0]),
+        A_eq=A_eq,
+        b_eq=np.ones(size),
+        bounds=(0, None),
+    )
     # the interior point stalls on some programs, even small ones (a binomial prior, absolute loss,
     # ε = 0.25, n = 15); HiGHS's dual simplex solves them, at tolerances 1e-10 or else 1e-9, and the
     # certificate below says how well

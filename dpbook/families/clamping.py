@@ -22,34 +22,39 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import special
+
+from .._kernels.laplace import (
+    _clip_parts,
+    _draw_offsets,
+    _g,
+    _laplace_cdf,
+    _laplace_isf,
+    _laplace_logcdf,
+    _laplace_logpdf,
+    _laplace_logsf,
+    _laplace_ppf,
+    _laplace_sf,
+    _short,
+    _times_exp,
+)
+from ..audit.description import (
+    corner_pairs,
+    laplace_cdf_curvature,
+    laplace_description,
+    laplace_log_cdf_ratio,
+)
 from ..mechanism import IntervalMechanism
-from .._kernels.laplace import _clip_parts
-from .._kernels.laplace import _draw_offsets
-from .._kernels.laplace import _laplace_cdf
-from .._kernels.laplace import _laplace_isf
-from .._kernels.laplace import _laplace_logcdf
-from .._kernels.laplace import _laplace_logpdf
-from .._kernels.laplace import _laplace_logsf
-from .._kernels.laplace import _laplace_ppf
-from .._kernels.laplace import _laplace_sf
-from .._kernels.laplace import _short
-from .._kernels.laplace import _times_exp
-from ..audit.description import corner_pairs
-from ..audit.description import laplace_cdf_curvature
-from ..audit.description import laplace_description
-from ..audit.description import laplace_log_cdf_ratio
-from .._kernels.laplace import _g
 
-
-
-__all__ = ['BIT']
+__all__ = ["BIT"]
 
 
 def _exp_difference(a, b):
     """``e^{-a} - e^{-b}`` for ``a, b >= 0`` (possibly infinite), accurate also when ``a ~ b``."""
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     finite = np.isfinite(hi)
-    gap = np.subtract(hi, lo, out=np.full(np.broadcast(lo, hi).shape, np.inf), where=finite)
+    gap = np.subtract(
+        hi, lo, out=np.full(np.broadcast(lo, hi).shape, np.inf), where=finite
+    )
     sign = np.where(a < b, 1.0, np.where(a > b, -1.0, 0.0))
     return sign * np.exp(-lo) * -np.expm1(-gap)
 
@@ -59,7 +64,8 @@ def _bit_moments(q, scale, lower, upper):
 
     ``Var M = b^2 e^{-d} (G(A') + G(B') - e^{-d} D^2/4)`` with ``D = e^{-A'} - e^{-B'}``; the factors
     ``b e^{-d}`` and ``(b e^{-d/2})^2`` are formed without underflowing ``e^{-d}`` alone.  For an interval
-    shorter than ``b`` on both sides of ``c`` the same is written in units of ``ℓ`` (:func:`dpbook._kernels.laplace._short`),
+    shorter than ``b`` on both sides of ``c`` the same is written in units of ``ℓ``
+    (``dpbook._kernels.laplace._short``),
     with ``G(z) = z^2 g_2(z)`` and ``D = (B' - A') e^{-min(A', B')} (1 - e^{-|B' - A'|})/|B' - A'|``, so that
     nothing underflows when ``A'``, ``B'`` do.
     """
@@ -131,8 +137,13 @@ class BIT(IntervalMechanism):
         inside the interval; outside it the mass on the near bound exceeds 1/2.  ``pmf(lower, q)`` and
         ``pmf(upper, q)`` give them vectorized over ``q`` (0 at an infinite bound).
         """
-        lo, hi = _laplace_cdf(self.lower, q, self.scale), _laplace_sf(self.upper, q, self.scale)
-        return [(x, p) for x, p in ((self.lower, lo), (self.upper, hi)) if np.isfinite(x)]
+        lo, hi = (
+            _laplace_cdf(self.lower, q, self.scale),
+            _laplace_sf(self.upper, q, self.scale),
+        )
+        return [
+            (x, p) for x, p in ((self.lower, lo), (self.upper, hi)) if np.isfinite(x)
+        ]
 
     def _cdf(self, x, q):
         inside = _laplace_cdf(np.clip(x, self.lower, self.upper), q, self.scale)
@@ -167,7 +178,11 @@ class BIT(IntervalMechanism):
     def _logpdf(self, x, q):
         """Log-density of the continuous part: the Laplace density on ``[lower, upper]``, ``-inf`` outside."""
         inside = (x >= self.lower) & (x <= self.upper)
-        return np.where(inside, _laplace_logpdf(np.clip(x, self.lower, self.upper), q, self.scale), -np.inf)
+        return np.where(
+            inside,
+            _laplace_logpdf(np.clip(x, self.lower, self.upper), q, self.scale),
+            -np.inf,
+        )
 
     def max_abs_bias(self):
         """``sup |bias(q)|`` over ``q`` in ``[lower, upper]`` (McGlinchey–Mason def. (3)).
@@ -179,7 +194,9 @@ class BIT(IntervalMechanism):
         """
         if np.isinf(self.lower) and np.isinf(self.upper):
             return 0.0
-        return float(-0.5 * self.scale * np.expm1(-(self.upper - self.lower) / self.scale))
+        return float(
+            -0.5 * self.scale * np.expm1(-(self.upper - self.lower) / self.scale)
+        )
 
     def _sample(self, q, shape, rng):
         x = _draw_offsets(rng, shape, self.scale)
@@ -199,9 +216,26 @@ class BIT(IntervalMechanism):
         b, lo, hi = self.scale, self.lower, self.upper
         atoms = []
         if np.isfinite(lo):
-            atoms.append((lo, lambda q: _laplace_logcdf(lo, q, b), lambda q1, q2: laplace_log_cdf_ratio(lo, q1, q2, b)))
+            atoms.append(
+                (
+                    lo,
+                    lambda q: _laplace_logcdf(lo, q, b),
+                    lambda q1, q2: laplace_log_cdf_ratio(lo, q1, q2, b),
+                )
+            )
         if np.isfinite(hi):
-            atoms.append((hi, lambda q: _laplace_logsf(hi, q, b),
-                          lambda q1, q2: laplace_log_cdf_ratio(hi, q1, q2, b, upper=True)))
-        return laplace_description(b, ((lo, hi),), atoms=tuple(atoms), landmarks=(lo, hi), worst_pairs=corner_pairs(),
-                                   curvature=laplace_cdf_curvature(b, (lo,), (hi,)))
+            atoms.append(
+                (
+                    hi,
+                    lambda q: _laplace_logsf(hi, q, b),
+                    lambda q1, q2: laplace_log_cdf_ratio(hi, q1, q2, b, upper=True),
+                )
+            )
+        return laplace_description(
+            b,
+            ((lo, hi),),
+            atoms=tuple(atoms),
+            landmarks=(lo, hi),
+            worst_pairs=corner_pairs(),
+            curvature=laplace_cdf_curvature(b, (lo,), (hi,)),
+        )

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
+
 import numpy as np
+
+from .._kernels import validation as check
+from .._kernels.arrays import _float
+from .._kernels.discrete_laplace import _dl_split, _dl_tail
+from .._kernels.exact_sampling import discrete_laplace_noise
 from ..families.discrete import DiscreteLaplace
 from ..mechanism import Mechanism
-from .._kernels.arrays import _float
-from .._kernels import validation as check
-from .._kernels.discrete_laplace import _dl_tail
-from .._kernels.exact_sampling import discrete_laplace_noise
 
-__all__ = ['CountPostProcessed']
+__all__ = ["CountPostProcessed"]
 
 
 # --- counts: the discrete analogue (Chapter 20) -----------------------------------------------
@@ -90,16 +92,23 @@ class CountPostProcessed(Mechanism):
         v = self.values
         ok = bool(np.all(np.diff(v) >= 0) and v[-1] <= self.window - self.shift)
         why = "φ is nondecreasing" if ok else "φ decreases somewhere"
-        return ok, f"{why}; a nondecreasing map of the discrete Laplace location family keeps its order"
+        return (
+            ok,
+            f"{why}; a nondecreasing map of the discrete Laplace location family keeps its order",
+        )
 
     def __init__(self, scale, values, shift, *, integer=False):
         self.scale = check.positive("scale", scale)
         v = check.finite_array("values", values).ravel()
         if v.size < 1 or np.any(v < 0):
-            raise ValueError(f"values must be a non-empty sequence of numbers >= 0, got {values!r}")
+            raise ValueError(
+                f"values must be a non-empty sequence of numbers >= 0, got {values!r}"
+            )
         d = check.finite("shift", shift)
         if d > v.size:
-            raise ValueError(f"shift must be <= len(values) = {v.size} (so that phi >= 0), got {shift!r}")
+            raise ValueError(
+                f"shift must be <= len(values) = {v.size} (so that phi >= 0), got {shift!r}"
+            )
         if not isinstance(integer, (bool, np.bool_)):
             raise ValueError(f"integer must be True or False, got {integer!r}")
         self.values, self.shift, self.integer = v, d, bool(integer)
@@ -157,23 +166,28 @@ class CountPostProcessed(Mechanism):
         p_ge, _, m1, m2 = _dl_tail(self.window - q, b)
         masses = self._window_masses(q)
         below, _, _, _ = _dl_tail(q + 1, b)  # P(q + K < 0): φ = 0 there, error -q
-        err = np.sum(masses * (self.values[None, :] - q.ravel()[:, None]) ** 2, axis=1).reshape(q.shape)
+        err = np.sum(
+            masses * (self.values[None, :] - q.ravel()[:, None]) ** 2, axis=1
+        ).reshape(q.shape)
         out = err + below * q * q + m2 - 2.0 * d * m1 + d * d * p_ge
         if self.integer:
             f = self.values - np.floor(self.values)
             g = (-d) - math.floor(-d)
-            out = out + (masses @ (f * (1.0 - f))).reshape(q.shape) + g * (1.0 - g) * p_ge
+            out = (
+                out + (masses @ (f * (1.0 - f))).reshape(q.shape) + g * (1.0 - g) * p_ge
+            )
         return out
 
     def _variance(self, q):
         """``mse - bias^2`` (both exact; the variance is at least the rounding noise, never cancelled to below 0)."""
-        return np.maximum(np.asarray(self._mse(q)) - np.asarray(self._bias(q)) ** 2, 0.0)
+        return np.maximum(
+            np.asarray(self._mse(q)) - np.asarray(self._bias(q)) ** 2, 0.0
+        )
 
     # --- the law: atoms at the values of φ, exact ------------------------------------------------
     def _noise_le(self, m, q):
         """``P(q + K <= m)`` for integer arrays ``m`` (``±inf`` allowed)."""
-        p_ge, _, _, _ = _dl_tail(np.where(np.isfinite(m), m + 1 - q, 0.0), self.scale)
-        return np.where(m == np.inf, 1.0, np.where(m == -np.inf, 0.0, 1.0 - p_ge))
+        return _dl_split(m + 1 - q, self.scale)[1]
 
     def _cdf(self, x, q):
         """``P(M(q) <= x)``: the window's values at most ``x``, the negatives (released as 0) and the part of
@@ -186,22 +200,39 @@ class CountPostProcessed(Mechanism):
             window = np.sum(masses * (self.values <= x[..., None]), axis=-1)
             with np.errstate(invalid="ignore"):
                 m = np.floor(x + d)
-            tail = np.where(m >= T, self._noise_le(m, q) - self._noise_le(np.full(q.shape, T - 1.0), q), 0.0)
+            tail = np.where(
+                m >= T,
+                self._noise_le(m, q) - self._noise_le(np.full(q.shape, T - 1.0), q),
+                0.0,
+            )
             return np.clip(below * (x >= 0) + window + tail, 0.0, 1.0)
         xf = np.floor(x)
         lo_v = np.floor(self.values)
         frac = self.values - lo_v
-        window = np.sum(masses * ((xf[..., None] >= lo_v + 1) + (1.0 - frac) * (xf[..., None] == lo_v)), axis=-1)
+        window = np.sum(
+            masses
+            * ((xf[..., None] >= lo_v + 1) + (1.0 - frac) * (xf[..., None] == lo_v)),
+            axis=-1,
+        )
         big_d, g = -math.floor(-d), (-d) - math.floor(-d)
         with np.errstate(invalid="ignore"):
             top = xf + big_d
-        full = np.where(top - 1 >= T, self._noise_le(top - 1, q) - self._noise_le(np.full(q.shape, T - 1.0), q), 0.0)
-        part = np.where(np.isfinite(top) & (top >= T), (1.0 - g) * self._point(top, q), 0.0)
+        full = np.where(
+            top - 1 >= T,
+            self._noise_le(top - 1, q) - self._noise_le(np.full(q.shape, T - 1.0), q),
+            0.0,
+        )
+        part = np.where(
+            np.isfinite(top) & (top >= T), (1.0 - g) * self._point(top, q), 0.0
+        )
         return np.clip(below * (xf >= 0) + window + full + part, 0.0, 1.0)
 
     def _point(self, k, q):
         """``P(q + K = k)`` for integer arrays ``k``."""
-        return np.asarray(DiscreteLaplace(self.scale).pmf(np.where(np.isfinite(k), k - q, 0.0), 0), dtype=float) * np.isfinite(k)
+        return np.asarray(
+            DiscreteLaplace(self.scale).pmf(np.where(np.isfinite(k), k - q, 0.0), 0),
+            dtype=float,
+        ) * np.isfinite(k)
 
     def _pmf(self, x, q):
         """``P(M(q) = x)``: the masses of every ``k`` whose (rounded) value is ``x``."""
@@ -217,11 +248,19 @@ class CountPostProcessed(Mechanism):
         whole = x == np.floor(x)
         lo_v = np.floor(self.values)
         frac = self.values - lo_v
-        window = np.sum(masses * ((1.0 - frac) * (x[..., None] == lo_v) + frac * (x[..., None] == lo_v + 1)), axis=-1)
+        window = np.sum(
+            masses
+            * (
+                (1.0 - frac) * (x[..., None] == lo_v)
+                + frac * (x[..., None] == lo_v + 1)
+            ),
+            axis=-1,
+        )
         big_d, g = -math.floor(-d), (-d) - math.floor(-d)
         k0, k1 = x + big_d, x + big_d - 1
-        tail = (np.where(k0 >= T, (1.0 - g) * self._point(k0, q), 0.0)
-                + np.where(k1 >= T, g * self._point(k1, q), 0.0))
+        tail = np.where(k0 >= T, (1.0 - g) * self._point(k0, q), 0.0) + np.where(
+            k1 >= T, g * self._point(k1, q), 0.0
+        )
         return np.where(whole, below * (x == 0) + window + tail, 0.0)
 
     def _logpdf(self, x, q):
@@ -250,14 +289,20 @@ class CountPostProcessed(Mechanism):
     def _sample(self, q, shape, rng):
         """Draws of ``φ(q + K)``: exact discrete Laplace noise (:func:`dpbook.discrete_laplace_noise`), then
         :meth:`apply`."""
-        y = q + np.asarray(discrete_laplace_noise(self.scale, shape, rng=rng), dtype=float)
+        y = q + np.asarray(
+            discrete_laplace_noise(self.scale, shape, rng=rng), dtype=float
+        )
         return self.apply(y, rng=rng)
 
     def privacy_description(self):
         """For the auditor: the discrete Laplace base ``q + K`` with ``exact=False`` (a post-processing's loss is
         at most its base's; the law of ``φ(q + K)`` itself is not described)."""
-        return dataclasses.replace(DiscreteLaplace(self.scale).privacy_description(), exact=False)
+        return dataclasses.replace(
+            DiscreteLaplace(self.scale).privacy_description(), exact=False
+        )
 
     def __repr__(self):
-        return (f"CountPostProcessed(scale={self.scale!r}, values=<{self.window} values>, "
-                f"shift={self.shift!r}, integer={self.integer!r})")
+        return (
+            f"CountPostProcessed(scale={self.scale!r}, values=<{self.window} values>, "
+            f"shift={self.shift!r}, integer={self.integer!r})"
+        )

@@ -63,16 +63,27 @@ Sampling draws the discrete Laplace noise exactly with integer arithmetic
 from __future__ import annotations
 
 import math
+
 import numpy as np
 from scipy import special
-from ..audit.description import DiscreteDescription
-from ..mechanism import Mechanism
-from .._kernels.arrays import _invert_cdf
-from .._kernels import validation as check
-from ..audit.description import corner_pairs
-from .._kernels.exact_sampling import _bernoulli_exp_fraction, _exact_ratio, discrete_laplace_noise
 
-__all__ = ['DiscreteBIT', 'DiscreteLaplace', 'DiscreteTruncated', 'discrete_truncated_epsilon', 'discrete_truncated_scale']
+from .._kernels import validation as check
+from .._kernels.arrays import _invert_cdf
+from .._kernels.exact_sampling import (
+    _bernoulli_exp_fraction,
+    _exact_ratio,
+    discrete_laplace_noise,
+)
+from ..audit.description import DiscreteDescription, corner_pairs
+from ..mechanism import Mechanism
+
+__all__ = [
+    "DiscreteBIT",
+    "DiscreteLaplace",
+    "DiscreteTruncated",
+    "discrete_truncated_epsilon",
+    "discrete_truncated_scale",
+]
 
 
 #: B_{2k}/(2k)! for k = 1..25: the series of h(x) = 1/(e^x - 1) - 1/x + 1/2 (x < 2π)
@@ -108,7 +119,9 @@ def _integer_bounds(lower, upper):
     if hi == -math.inf or (math.isfinite(hi) and hi != math.floor(hi)):
         raise ValueError(f"upper must be an integer or inf, got {upper!r}")
     if lo > hi:
-        raise ValueError(f"lower must be <= upper, got lower={lower!r}, upper={upper!r}")
+        raise ValueError(
+            f"lower must be <= upper, got lower={lower!r}, upper={upper!r}"
+        )
     return lo, hi
 
 
@@ -190,15 +203,6 @@ def _noise_logcdf(m, lam):
     return np.where(m < 0, low, high)
 
 
-def _noise_cdf(m, lam):
-    """``P(K <= m)``."""
-    m = np.asarray(m, dtype=float)
-    with np.errstate(over="ignore", invalid="ignore"):
-        low = np.exp(np.minimum(m, 0.0) * lam - _log1p_alpha(lam))
-        high = -np.expm1(np.log1p(-np.exp(-(np.maximum(m, 0.0) + 1.0) * lam - _log1p_alpha(lam))))
-    return np.where(m < 0, low, 1.0 - high)
-
-
 def _log_c0(lam):
     """``log((1 - α)/(1 + α)) = log tanh(λ/2)``."""
     if lam > 1.0:
@@ -207,8 +211,9 @@ def _log_c0(lam):
 
 
 def _noise_sample(scale, shape, rng):
-
-    return np.asarray(discrete_laplace_noise(scale, shape, rng=rng), dtype=np.int64).reshape(shape)
+    return np.asarray(
+        discrete_laplace_noise(scale, shape, rng=rng), dtype=np.int64
+    ).reshape(shape)
 
 
 # --- the families --------------------------------------------------------------------------------
@@ -219,7 +224,7 @@ class _Discrete(Mechanism):
 
     bias_monotone = True
     stochastically_increasing = True
-    #: true values and releases are integers: :mod:`dpbook.inference.intervals` inverts the law over integer ``q``
+    #: true values and releases are integers: ``dpbook.inference.intervals`` inverts the law over integer ``q``
     integer_valued = True
 
     def __init__(self, scale, *, lower=0, upper=np.inf):
@@ -251,7 +256,10 @@ class _Discrete(Mechanism):
         ``P(q' + K = k)/P(q + K = k) = α^{|k - q'| - |k - q|}`` and ``|k - q| - |k - q'|`` is ``q - q'`` for
         ``k <= q``, ``2k - q - q'`` between and ``q' - q`` from ``q'`` on: nondecreasing in ``k``.  MLR implies
         ``P_q(q + K <= x)`` nonincreasing in ``q``.  Each family adds its map (see the subclasses)."""
-        return True, "the discrete Laplace location family has a monotone likelihood ratio in (k, q)"
+        return (
+            True,
+            "the discrete Laplace location family has a monotone likelihood ratio in (k, q)",
+        )
 
     def _mean(self, q):
         c, offset, _ = self._moments(q)
@@ -281,8 +289,12 @@ class _Discrete(Mechanism):
         """``log P(M(q) = x)`` (``-inf`` at non-integers and outside ``[lower, upper]``)."""
         x, q = np.broadcast_arrays(x, q)
         ok = (x == np.floor(x)) & (x >= self.lower) & (x <= self.upper) & np.isfinite(x)
-        with np.errstate(over="ignore"):  # |k - q|/b beyond the doubles: -inf, the truth
-            out = self._logpmf_integers(np.where(ok, x, np.clip(q, self.lower, self.upper)), q)
+        with np.errstate(
+            over="ignore"
+        ):  # |k - q|/b beyond the doubles: -inf, the truth
+            out = self._logpmf_integers(
+                np.where(ok, x, np.clip(q, self.lower, self.upper)), q
+            )
         return np.where(ok, out, -np.inf)
 
     def _tail(self, x, q, upper):
@@ -310,11 +322,15 @@ class _Discrete(Mechanism):
     def _atoms(self, q):
         """Every output with its mass, for a finite support of at most a million integers."""
         if q.ndim:
-            raise ValueError(f"q must be a single true value for atoms, got shape {q.shape}")
+            raise ValueError(
+                f"q must be a single true value for atoms, got shape {q.shape}"
+            )
         lo, hi = self.support
         if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo > 1e6:
-            raise ValueError(f"the law of {type(self).__name__} has {'infinitely' if not math.isfinite(hi - lo) else 'too'} "
-                             "many atoms to list; use pmf(k, q)")
+            raise ValueError(
+                f"the law of {type(self).__name__} has {'infinitely' if not math.isfinite(hi - lo) else 'too'} "
+                "many atoms to list; use pmf(k, q)"
+            )
         k = np.arange(lo, hi + 1)
         return list(zip(k.tolist(), np.asarray(self.pmf(k, q)).tolist()))
 
@@ -328,8 +344,10 @@ class _Discrete(Mechanism):
         if a > b:
             return 0.0
         if b - a > _EXPECT_POINTS:
-            raise ValueError(f"expect would sum {b - a:.3g} integers (scale={self.scale!r}); the limit is "
-                             f"{_EXPECT_POINTS}")
+            raise ValueError(
+                f"expect would sum {b - a:.3g} integers (scale={self.scale!r}); the limit is "
+                f"{_EXPECT_POINTS}"
+            )
         k = np.arange(a, b + 1.0) if b - a < 2**52 else np.array([a, b])
         p = np.asarray(self.pmf(k, q), dtype=float)
         vals = np.asarray(func(k), dtype=float)
@@ -340,7 +358,9 @@ class _Discrete(Mechanism):
         """Draws as ``int64``: exact discrete Laplace noise (integer arithmetic,
         :func:`dpbook.discrete_laplace_noise`), then the family's map (``q`` must fit in int64)."""
         if (np.abs(q) > _INT64_MAX).any():
-            raise ValueError(f"q must fit in int64 (|q| < 2**63) to be sampled, got {q!r}")
+            raise ValueError(
+                f"q must fit in int64 (|q| < 2**63) to be sampled, got {q!r}"
+            )
         return self._sample_integers(q.astype(np.int64), shape, rng)
 
 
@@ -374,8 +394,10 @@ class DiscreteBIT(_Discrete):
         """``P(clip(q + K, lower, upper) <= x)`` is 0 below ``lower``, 1 from ``upper`` on and ``P(q + K <= x)``
         between, which does not rise with ``q`` (``_Discrete.stochastic_order``); for every integer ``q``,
         also outside the range."""
-        return True, ("a nondecreasing map (clamping) of the discrete Laplace location family, which has a "
-                      "monotone likelihood ratio")
+        return True, (
+            "a nondecreasing map (clamping) of the discrete Laplace location family, which has a "
+            "monotone likelihood ratio"
+        )
 
     def _moments(self, q):
         lam = self._lam
@@ -386,7 +408,12 @@ class DiscreteBIT(_Discrete):
             s = np.minimum(a, b)
             gap = np.where(both, 0.0, np.abs(b - a))
             sign = np.where(both, 0.0, np.sign(b - a))
-            offset = sign * np.exp(-(d + s + 1.0) * lam) * (-np.expm1(-gap * lam)) / -math.expm1(-2 * lam)
+            offset = (
+                sign
+                * np.exp(-(d + s + 1.0) * lam)
+                * (-np.expm1(-gap * lam))
+                / -math.expm1(-2 * lam)
+            )
         offset = np.where(both, 0.0, offset)
         with np.errstate(over="ignore"):
             second = np.exp(-d * lam) * (self._f(a) + self._f(b))
@@ -398,7 +425,12 @@ class DiscreteBIT(_Discrete):
         lam = self._lam
         mu, _ = _mean_var(n - 1.0, lam)
         with np.errstate(invalid="ignore", over="ignore"):
-            out = np.exp(-lam) * _geo(n - 1.0, lam) * (2 * mu + 1.0) / (1.0 + math.exp(-lam))
+            out = (
+                np.exp(-lam)
+                * _geo(n - 1.0, lam)
+                * (2 * mu + 1.0)
+                / (1.0 + math.exp(-lam))
+            )
         return np.where(n == 0, 0.0, out)
 
     def _logpmf_integers(self, x, q):
@@ -417,9 +449,13 @@ class DiscreteBIT(_Discrete):
         with np.errstate(invalid="ignore", divide="ignore"):
             if upper:  # P(q + K > k) = P(K <= q - k - 1)
                 core = _noise_logcdf(np.where(np.isfinite(k), q - k - 1.0, 0.0), lam)
-                return np.where(k < self.lower, 0.0, np.where(k >= self.upper, -np.inf, core))
+                return np.where(
+                    k < self.lower, 0.0, np.where(k >= self.upper, -np.inf, core)
+                )
             core = _noise_logcdf(np.where(np.isfinite(k), k - q, 0.0), lam)
-            return np.where(k < self.lower, -np.inf, np.where(k >= self.upper, 0.0, core))
+            return np.where(
+                k < self.lower, -np.inf, np.where(k >= self.upper, 0.0, core)
+            )
 
     def _sample_integers(self, q, shape, rng):
         x = q + _noise_sample(self.scale, shape, rng)
@@ -427,21 +463,29 @@ class DiscreteBIT(_Discrete):
         hi = np.iinfo(np.int64).max if np.isinf(self.upper) else int(self.upper)
         return np.clip(x, lo, hi)
 
-
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def _log_ratio(self, k, q1, q2):
         """``log P(M(q1) = k) - log P(M(q2) = k)``: ``(|k - q2| - |k - q1|)/b`` between the bounds (the integer
         difference is exact), a ratio of noise cdfs on the bounds (``(q2 - q1)/b`` exactly where both
         arguments are ``<= 0``: ``P(K <= m) = α^{-m}/(1 + α)`` for ``m <= 0``)."""
         lam = self._lam
-        k, q1, q2 = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, q1, q2)))
+        k, q1, q2 = np.broadcast_arrays(
+            *(np.asarray(v, dtype=float) for v in (k, q1, q2))
+        )
         inner = (np.abs(k - q2) - np.abs(k - q1)) * lam
         out = inner
-        for bound, m1, m2 in ((self.lower, self.lower - q1, self.lower - q2), (self.upper, q1 - self.upper, q2 - self.upper)):
+        for bound, m1, m2 in (
+            (self.lower, self.lower - q1, self.lower - q2),
+            (self.upper, q1 - self.upper, q2 - self.upper),
+        ):
             if math.isfinite(bound):
                 with np.errstate(invalid="ignore"):
                     both = (m1 <= 0) & (m2 <= 0)
-                    edge = np.where(both, (m1 - m2) * lam, _noise_logcdf(m1, lam) - _noise_logcdf(m2, lam))
+                    edge = np.where(
+                        both,
+                        (m1 - m2) * lam,
+                        _noise_logcdf(m1, lam) - _noise_logcdf(m2, lam),
+                    )
                 out = np.where(k == bound, edge, out)
         return np.where(self.lower == self.upper, 0.0, out)
 
@@ -462,7 +506,9 @@ class DiscreteBIT(_Discrete):
         lo, hi = self.lower, self.upper
 
         def outputs(q1, q2):
-            q1, q2 = np.broadcast_arrays(np.asarray(q1, dtype=float), np.asarray(q2, dtype=float))
+            q1, q2 = np.broadcast_arrays(
+                np.asarray(q1, dtype=float), np.asarray(q2, dtype=float)
+            )
             fixed = [lo, lo + 1, hi - 1, hi]
             return np.stack([q1, q2] + [np.full(q1.shape, v) for v in fixed], axis=-1)
 
@@ -471,11 +517,18 @@ class DiscreteBIT(_Discrete):
             ok = [p for p in pairs if not (min(p) < lo and max(p) > hi)]
             if ok or len(pairs) == 1:
                 return pairs
-            raise ValueError(f"every pair of the largest gap in domain=({d_lo!r}, {d_hi!r}) straddles [{lo!r}, {hi!r}]; "
-                             "audit a smaller domain")
+            raise ValueError(
+                f"every pair of the largest gap in domain=({d_lo!r}, {d_hi!r}) straddles [{lo!r}, {hi!r}]; "
+                "audit a smaller domain"
+            )
 
-        return DiscreteDescription(log_ratio=self._log_ratio, logpmf=self.logpmf, support=self.support,
-                                   outputs=outputs, worst_pairs=worst_pairs)
+        return DiscreteDescription(
+            log_ratio=self._log_ratio,
+            logpmf=self.logpmf,
+            support=self.support,
+            outputs=outputs,
+            worst_pairs=worst_pairs,
+        )
 
 
 class DiscreteLaplace(DiscreteBIT):
@@ -506,7 +559,10 @@ class DiscreteLaplace(DiscreteBIT):
 
     def stochastic_order(self):
         """The location family ``q + K``: monotone likelihood ratio (``_Discrete.stochastic_order``)."""
-        return True, "the discrete Laplace location family has a monotone likelihood ratio in (k, q)"
+        return (
+            True,
+            "the discrete Laplace location family has a monotone likelihood ratio in (k, q)",
+        )
 
     def __repr__(self):
         return f"DiscreteLaplace(scale={self.scale!r})"
@@ -542,8 +598,10 @@ class DiscreteTruncated(_Discrete):
         """Conditioning on the fixed set ``[lower, upper]`` multiplies the likelihood ratio of two true values by
         a constant, so the monotone likelihood ratio of ``q + K`` (``_Discrete.stochastic_order``) survives
         inside the range; a ``q`` outside it has the law of ``clip(q)``, a nondecreasing map of ``q``."""
-        return True, ("the discrete Laplace location family conditioned on a fixed set keeps its monotone "
-                      "likelihood ratio (and q outside the range acts as clip(q))")
+        return True, (
+            "the discrete Laplace location family conditioned on a fixed set keeps its monotone "
+            "likelihood ratio (and q outside the range acts as clip(q))"
+        )
 
     def _log_norm(self, a, b):
         """``log Z = log(G(B) + α G(A - 1))``."""
@@ -568,7 +626,9 @@ class DiscreteTruncated(_Discrete):
             r = np.exp(-lam + _log_geo(a - 1.0, lam) - log_z)
             mu_b, v_b = _mean_var(b, lam)
             mu_a, v_a = _mean_var(a - 1.0, lam)
-            var = p * v_b + np.where(r > 0, r * v_a + p * r * (mu_b + 1.0 + mu_a) ** 2, 0.0)
+            var = p * v_b + np.where(
+                r > 0, r * v_a + p * r * (mu_b + 1.0 + mu_a) ** 2, 0.0
+            )
         return c, offset, var
 
     def _logpmf_integers(self, x, q):
@@ -588,13 +648,21 @@ class DiscreteTruncated(_Discrete):
                 below = np.logaddexp(_log_geo(b, lam), -lam + _log_geo(ay - 2.0, lam))
                 above = -(y + 1.0) * lam + _log_geo(b - y - 1.0, lam)
                 core = np.where(y < 0, below, above) - log_z
-                return np.where((k < self.lower) | (y < -a), 0.0, np.where((k >= self.upper) | (y >= b), -np.inf,
-                                                                           np.minimum(core, 0.0)))
+                return np.where(
+                    (k < self.lower) | (y < -a),
+                    0.0,
+                    np.where(
+                        (k >= self.upper) | (y >= b), -np.inf, np.minimum(core, 0.0)
+                    ),
+                )
             below = -ay * lam + _log_geo(a - ay, lam)
             above = np.logaddexp(-lam + _log_geo(a - 1.0, lam), _log_geo(y, lam))
             core = np.where(y < 0, below, above) - log_z
-            return np.where((k < self.lower) | (y < -a), -np.inf, np.where((k >= self.upper) | (y >= b), 0.0,
-                                                                          np.minimum(core, 0.0)))
+            return np.where(
+                (k < self.lower) | (y < -a),
+                -np.inf,
+                np.where((k >= self.upper) | (y >= b), 0.0, np.minimum(core, 0.0)),
+            )
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def _log_norm_ratio(self, c1, c2):
@@ -610,17 +678,30 @@ class DiscreteTruncated(_Discrete):
             s = np.minimum(a1, b2)
             gap = np.where(both, 0.0, np.abs(b2 - a1))
             sign = np.where(both, 0.0, np.sign(b2 - a1))
-            log_rel = (_log_geo(hi_c - lo_c - 1.0, lam) - (s + 1.0) * lam + np.log(-np.expm1(-gap * lam))
-                       - self._log_norm(a1, b1))
-            rel = np.where(both | (hi_c == lo_c) | (gap == 0), 0.0, sign * np.exp(log_rel))
+            log_rel = (
+                _log_geo(hi_c - lo_c - 1.0, lam)
+                - (s + 1.0) * lam
+                + np.log(-np.expm1(-gap * lam))
+                - self._log_norm(a1, b1)
+            )
+            rel = np.where(
+                both | (hi_c == lo_c) | (gap == 0), 0.0, sign * np.exp(log_rel)
+            )
             out = np.log1p(rel)
         return np.where(c2 >= c1, out, -out)
 
     def _log_ratio(self, k, q1, q2):
         """``log P(M(q1) = k) - log P(M(q2) = k) = (|k - c2| - |k - c1|)/b + log Z(c2) - log Z(c1)``."""
-        k, q1, q2 = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, q1, q2)))
-        c1, c2 = np.clip(q1, self.lower, self.upper), np.clip(q2, self.lower, self.upper)
-        return (np.abs(k - c2) - np.abs(k - c1)) * self._lam + self._log_norm_ratio(c1, c2)
+        k, q1, q2 = np.broadcast_arrays(
+            *(np.asarray(v, dtype=float) for v in (k, q1, q2))
+        )
+        c1, c2 = (
+            np.clip(q1, self.lower, self.upper),
+            np.clip(q2, self.lower, self.upper),
+        )
+        return (np.abs(k - c2) - np.abs(k - c1)) * self._lam + self._log_norm_ratio(
+            c1, c2
+        )
 
     def privacy_description(self):
         """For the auditor (:class:`dpbook.DiscreteDescription`).
@@ -639,12 +720,21 @@ class DiscreteTruncated(_Discrete):
         lo, hi = self.lower, self.upper
 
         def outputs(q1, q2):
-            q1, q2 = np.broadcast_arrays(np.asarray(q1, dtype=float), np.asarray(q2, dtype=float))
+            q1, q2 = np.broadcast_arrays(
+                np.asarray(q1, dtype=float), np.asarray(q2, dtype=float)
+            )
             c1, c2 = np.clip(q1, lo, hi), np.clip(q2, lo, hi)
-            return np.stack([c1, c2, np.full(c1.shape, lo), np.full(c1.shape, hi)], axis=-1)
+            return np.stack(
+                [c1, c2, np.full(c1.shape, lo), np.full(c1.shape, hi)], axis=-1
+            )
 
-        return DiscreteDescription(log_ratio=self._log_ratio, logpmf=self.logpmf, support=self.support,
-                                   outputs=outputs, worst_pairs=corner_pairs((lo, hi)))
+        return DiscreteDescription(
+            log_ratio=self._log_ratio,
+            logpmf=self.logpmf,
+            support=self.support,
+            outputs=outputs,
+            worst_pairs=corner_pairs((lo, hi)),
+        )
 
     def _sample_integers(self, q, shape, rng):
         """Exact, from the generator's random integers only (the law at ``q`` is the law at ``c = clip(q)``).
@@ -728,7 +818,8 @@ def discrete_truncated_epsilon(scale, *, lower=0, upper=np.inf, sensitivity=1):
     >>> import math
     >>> from dpbook import discrete_truncated_epsilon
     >>> eps = 1.0
-    >>> round(discrete_truncated_epsilon(1 / eps), 12) == round(eps + math.log1p(math.exp(-eps) * -math.expm1(-eps)), 12)
+    >>> closed_form = eps + math.log1p(math.exp(-eps) * -math.expm1(-eps))
+    >>> round(discrete_truncated_epsilon(1 / eps), 12) == round(closed_form, 12)
     True
     >>> discrete_truncated_epsilon(2.0, lower=0, upper=1, sensitivity=3)  # n <= Δ: exactly n/b
     0.5
@@ -753,7 +844,9 @@ def _truncated_epsilon(lam, lo, hi, delta):
         if math.isfinite(w):
             if w - d == 0:
                 return d * lam
-            log_term += math.log(-math.expm1(-(w - d) * lam)) - math.log(-math.expm1(-(w + 1) * lam))
+            log_term += math.log(-math.expm1(-(w - d) * lam)) - math.log(
+                -math.expm1(-(w + 1) * lam)
+            )
     return d * lam + math.log1p(math.exp(log_term))
 
 
@@ -789,12 +882,19 @@ def discrete_truncated_scale(epsilon, *, lower=0, upper=np.inf, sensitivity=1):
         raise ValueError(f"sensitivity must be an integer, got {sensitivity!r}")
     d = min(delta, hi - lo)
     if d == 0:
-        raise ValueError(f"the mechanism is constant on lower={lower!r}, upper={upper!r}: every scale is 0-DP")
+        raise ValueError(
+            f"the mechanism is constant on lower={lower!r}, upper={upper!r}: every scale is 0-DP"
+        )
     if math.isinf(lo) and math.isinf(hi) or hi - lo <= delta:
         return d / eps
 
     def ok(b, _):
-        return np.array([_truncated_epsilon(_lam(float(v)), lo, hi, delta) <= eps for v in np.ravel(b)])
+        return np.array(
+            [
+                _truncated_epsilon(_lam(float(v)), lo, hi, delta) <= eps
+                for v in np.ravel(b)
+            ]
+        )
 
     lo_b, hi_b = d / eps, 2 * d / eps
     return float(_invert_cdf(ok, np.zeros(1), float(np.nextafter(lo_b, 0)), hi_b)[0])

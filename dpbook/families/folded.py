@@ -47,11 +47,11 @@ from .._kernels.arrays import _compact
 from .._kernels.laplace import (
     _draw_offsets,
     _laplace_cdf,
+    _laplace_isf,
     _laplace_logcdf,
     _laplace_logpdf,
     _laplace_logsf,
     _laplace_ppf,
-    _laplace_isf,
     _laplace_sf,
 )
 from ..audit.description import corner_pairs, laplace_cdf_curvature, laplace_description
@@ -67,10 +67,12 @@ _S3 = np.array([1.0 / math.factorial(2 * k + 3) for k in range(9)])
 
 def _quiet(kernel):
     """Run a kernel with numpy's floating-point warnings off: its infinities and zeros are the intended limits."""
+
     @functools.wraps(kernel)
     def run(*args, **kwargs):
         with np.errstate(all="ignore"):
             return kernel(*args, **kwargs)
+
     return run
 
 
@@ -122,7 +124,9 @@ class FoldedLaplace(Mechanism):
         self.scale = check.positive("scale", scale)
         self.lower, self.upper = check.bounds(lower, upper)
         lo, hi = math.isfinite(self.lower), math.isfinite(self.upper)
-        self._side = "both" if lo and hi else "lower" if lo else "upper" if hi else "none"
+        self._side = (
+            "both" if lo and hi else "lower" if lo else "upper" if hi else "none"
+        )
         self._width = self.upper - self.lower if self._side == "both" else math.inf
 
     @property
@@ -171,7 +175,9 @@ class FoldedLaplace(Mechanism):
 
     # --- kernels --------------------------------------------------------------------------------------
     def _lm(self, t, k=1.0):
-        """``log(1 - e^{-k t/b})`` for ``t >= 0`` (``-inf`` at 0, ``0`` at ``inf``), in units of ``t`` when ``k t/b`` is small."""
+        """``log(1 - e^{-k t/b})`` for ``t >= 0`` (``-inf`` at 0, ``0`` at ``inf``);
+        in units of ``t`` for small ``k t/b``.
+        """
         b = self.scale
         shape = np.shape(t)
         t = np.atleast_1d(np.asarray(t, dtype=float))
@@ -180,7 +186,9 @@ class FoldedLaplace(Mechanism):
         small = z <= 0.5
         if small.any():
             zs, ts = z[small], t[small]
-            head = np.where(zs > 1e-300, np.log(zs), math.log(k) + np.log(ts) - math.log(b))
+            head = np.where(
+                zs > 1e-300, np.log(zs), math.log(k) + np.log(ts) - math.log(b)
+            )
             out[small] = head + np.log(special.exprel(-zs))
         return out.reshape(shape)
 
@@ -193,7 +201,11 @@ class FoldedLaplace(Mechanism):
         t = np.asarray(t, dtype=float)
         ratio = t / w
         head = np.where(ratio > 1e-300, np.log(ratio), np.log(t) - math.log(w))
-        return head + np.log(special.exprel(-2 * (t / b))) - math.log(special.exprel(-2 * (w / b)))
+        return (
+            head
+            + np.log(special.exprel(-2 * (t / b)))
+            - math.log(special.exprel(-2 * (w / b)))
+        )
 
     def _l2(self, t):
         """``log(1 + e^{-2t/b})`` for ``t >= 0``."""
@@ -210,7 +222,9 @@ class FoldedLaplace(Mechanism):
         shape = np.shape(y)
         y, wy, p, wp, dist = (np.atleast_1d(v) for v in (y, wy, p, wp, dist))
         below = y <= p
-        inner = np.where(below, y, wy)  # the output's distance from the bound on its side of p
+        inner = np.where(
+            below, y, wy
+        )  # the output's distance from the bound on its side of p
         ratio_inner = self._lm_ratio(inner)
         # below p: P(Y <= y) = sinh(y') cosh(W - p')/sinh W; above p: P(Y > y) = cosh(p') sinh(W - y')/sinh W
         near = -dist / b - _LOG2 + ratio_inner + self._l2(np.where(below, wp, p))
@@ -222,7 +236,11 @@ class FoldedLaplace(Mechanism):
             k, yk, wyk, pk, wpk = need, y[need], wy[need], p[need], wp[need]
             half = np.where(below[k], wyk / 2 + wpk / 2, yk / 2 + pk / 2)
             t1 = ratio_inner[k] - _LOG2 + self._lm(dist[k]) + self._lm(half, 2.0)
-            t2 = -_LOG2 + self._l2(inner[k]) + self._lm_ratio(np.where(below[k], wyk, yk))
+            t2 = (
+                -_LOG2
+                + self._l2(inner[k])
+                + self._lm_ratio(np.where(below[k], wyk, yk))
+            )
             other = np.minimum(np.logaddexp(t1, t2), -_LOG2)
             far[k] = other
             near[k] = np.log1p(-np.exp(other))
@@ -235,10 +253,17 @@ class FoldedLaplace(Mechanism):
         """``(log P(M(q) <= x), log P(M(q) > x))``."""
         w = self._width
         p = self._fold(q)
-        y, wy, p, wp, fq = np.broadcast_arrays(self._inward(x), self._outward(x), p, self._fold_top(q, p),
-                                               self._folded(q, p))
+        y, wy, p, wp, fq = np.broadcast_arrays(
+            self._inward(x),
+            self._outward(x),
+            p,
+            self._fold_top(q, p),
+            self._folded(q, p),
+        )
         dist = np.abs(x - fq)
-        lo_, hi_ = self._inner_logs(np.clip(y, 0.0, w), np.clip(wy, 0.0, w), p, wp, dist)
+        lo_, hi_ = self._inner_logs(
+            np.clip(y, 0.0, w), np.clip(wy, 0.0, w), p, wp, dist
+        )
         lo_ = np.where(y < 0, -np.inf, np.where(wy <= 0, 0.0, lo_))
         hi_ = np.where(y < 0, 0.0, np.where(wy <= 0, -np.inf, hi_))
         return (hi_, lo_) if self._side == "upper" else (lo_, hi_)
@@ -265,22 +290,36 @@ class FoldedLaplace(Mechanism):
 
     @_quiet
     def _logpdf(self, x, q):
-        """``log f = -|x - F(q)|/b - log(2b) + log(1 + e^{-2 min(y, p)/b}) + log(1 + e^{-2(w - max(y, p))/b}) - log(1 - e^{-2W})``."""
+        """``log f = -|x - F(q)|/b - log(2b (1 - e^{-2W})) + log(1 + e^{-2 min(y,
+        p)/b}) + log(1 + e^{-2(w - max(y, p))/b})``.
+        """
         b = self.scale
         if self._side == "none":
             return _laplace_logpdf(x, q, b)
         w = self._width
         p = self._fold(q)
-        y, wy, p, wp, fq = np.broadcast_arrays(self._inward(x), self._outward(x), p, self._fold_top(q, p),
-                                               self._folded(q, p))
+        y, wy, p, wp, fq = np.broadcast_arrays(
+            self._inward(x),
+            self._outward(x),
+            p,
+            self._fold_top(q, p),
+            self._folded(q, p),
+        )
         inside = (y >= 0) & (wy >= 0)
         y, wy = np.clip(y, 0.0, w), np.clip(wy, 0.0, w)
         # log(2b (1 - e^{-2W})), in units of w when W is small (= log(4w) in the limit)
         if 2 * (w / b) > 0.5:
-            log_norm = _LOG2 + math.log(b) + math.log(-math.expm1(-2 * (w / b)))  # w = inf: log 2b
+            log_norm = (
+                _LOG2 + math.log(b) + math.log(-math.expm1(-2 * (w / b)))
+            )  # w = inf: log 2b
         else:
             log_norm = 2 * _LOG2 + math.log(w) + math.log(special.exprel(-2 * (w / b)))
-        out = (-np.abs(x - fq) / b - log_norm + self._l2(np.minimum(y, p)) + self._l2(np.minimum(wy, wp)))
+        out = (
+            -np.abs(x - fq) / b
+            - log_norm
+            + self._l2(np.minimum(y, p))
+            + self._l2(np.minimum(wy, wp))
+        )
         return np.where(inside, out, -np.inf)
 
     def _inner_bias(self, p):
@@ -318,14 +357,20 @@ class FoldedLaplace(Mechanism):
         # W >= 1, in units of b: 2 - 2 [c e^{-c} (1 + e^{-2a}) + a e^{-a} (1 + e^{-2c})] / (1 - e^{-2W}) - (m/b)^2
         ce = np.where(np.isinf(c), 0.0, c * np.exp(-c))
         ae = np.where(np.isinf(a), 0.0, a * np.exp(-a))
-        second = 2 - 2 * (ce * (1 + np.exp(-2 * a)) + ae * (1 + np.exp(-2 * c))) / -np.expm1(-2 * big)
+        second = 2 - 2 * (
+            ce * (1 + np.exp(-2 * a)) + ae * (1 + np.exp(-2 * c))
+        ) / -np.expm1(-2 * big)
         m = self._inner_bias(p) / b
         long_ = b * (b * np.maximum(second - m**2, 0.0))
         # W < 1, in units of w: 2 [u^3 s3(a) cosh c + (1 - u)^3 s3(c) cosh a] / sinhc(W) - (m/w)^2
         u = np.clip(p / w, 0.0, 1.0) if np.isfinite(w) else np.zeros_like(p)
         sw = min(big, 1.0)
         a_s, c_s = u * sw, (1 - u) * sw
-        inner = 2 * (u**3 * _s3(a_s) * np.cosh(c_s) + (1 - u) ** 3 * _s3(c_s) * np.cosh(a_s)) / _sinhc(sw)
+        inner = (
+            2
+            * (u**3 * _s3(a_s) * np.cosh(c_s) + (1 - u) ** 3 * _s3(c_s) * np.cosh(a_s))
+            / _sinhc(sw)
+        )
         half = (1 - 2 * u) * sw / 2
         mw = (1 - 2 * u) / 2 * _sinhc(half) / np.cosh(sw / 2)
         short = w * (w * np.maximum(inner - mw**2, 0.0)) if np.isfinite(w) else np.inf
@@ -356,7 +401,9 @@ class FoldedLaplace(Mechanism):
         t -= 1.0  # sign and V = |t|
         r = np.abs(t)
         big = 2 * (w / b)
-        if big >= 1.0:  # 1 - V g = (1 - V) g + e^{-2W}: two positive terms, one log (numpy's own resolution)
+        if (
+            big >= 1.0
+        ):  # 1 - V g = (1 - V) g + e^{-2W}: two positive terms, one log (numpy's own resolution)
             np.subtract(1.0, r, out=r)
             r *= -np.expm1(-big)
             r += max(math.exp(-min(big, 800.0)), 5e-324)
@@ -369,7 +416,9 @@ class FoldedLaplace(Mechanism):
         else:  # W below 1e-280: the truncated exponential is uniform on [0, 2w) to 1e-280
             r *= 2 * w
         np.copysign(r, t, out=r)
-        r += self._fold(_compact(q))  # z = p + s R in (-2w, 3w); its fold into [0, w] is |w - |w - |z|||
+        r += self._fold(
+            _compact(q)
+        )  # z = p + s R in (-2w, 3w); its fold into [0, w] is |w - |w - |z|||
         np.abs(r, out=r)
         np.subtract(w, r, out=r)
         np.abs(r, out=r)
@@ -385,8 +434,8 @@ class FoldedLaplace(Mechanism):
         Inverting the closed forms: ``y = b asinh(α sinh W / cosh(W - p'))`` below ``p``, and
         ``w - y = b asinh(s sinh W / cosh p')`` above it (``α``, ``s`` the lower and upper tail).  The
         logarithms are formed as in :meth:`_inner_logs`, in units of ``w`` when ``W`` is small; above ``p``
-        with ``s sinh W / cosh p'`` beyond ``e^{20}`` it is ``y = p - b (log 2s + log(1 - e^{-2W}) - log(1 + e^{-2p'}))``,
-        which holds for a one-sided bound too.
+        with ``s sinh W / cosh p'`` beyond ``e^{20}`` it is ``y = b (log cosh p' - log s - log(1 - e^{-2W}))``,
+        which holds for a one-sided bound too; where ``y`` is below ``min(b, w/2)`` Newton's method refines it.
         """
         b, w = self.scale, self._width
         # the lower tail at y = p decides the branch (log P(Y <= p), its complement)
@@ -401,7 +450,9 @@ class FoldedLaplace(Mechanism):
             below = log_level <= at_p
             alpha = np.where(below, level, 0.5)
             s = np.where(below, 0.5, 1 - level)
-            log_s = np.log1p(-np.where(below, 0.5, level))  # log(1 - level) keeps a level far below 1e-16
+            log_s = np.log1p(
+                -np.where(below, 0.5, level)
+            )  # log(1 - level) keeps a level far below 1e-16
         if 2 * (w / b) < 0.5:  # short: in units of w, no logarithm of b
             scaled = alpha * w * _sinhc(w / b) / np.cosh((w - p) / b)  # b v
             low = scaled * _asinhc(scaled / b)
@@ -418,7 +469,9 @@ class FoldedLaplace(Mechanism):
                 high = far
             else:
                 rest = (w - p) / b + norm - self._l2(p)
-                top = _b_asinh_exp(s, np.minimum(rest, 20 - log_s), b)  # w - y, with its own digits
+                top = _b_asinh_exp(
+                    s, np.minimum(rest, 20 - log_s), b
+                )  # w - y, with its own digits
                 near_top = ~below & (log_s + rest <= 20)
                 high = np.where(near_top, w - top, far)
                 # w - b asinh(...) keeps only the digits of w: where y' < 1 refine by Newton on
@@ -428,7 +481,11 @@ class FoldedLaplace(Mechanism):
                     big = w / b
                     tw = math.tanh(big)
                     a = np.where(upper_side, 1 - level, level)
-                    target = tw * (2 * np.sinh(p / (2 * b)) ** 2 + a) / np.cosh(np.minimum(p / b, 1.0))
+                    target = (
+                        tw
+                        * (2 * np.sinh(p / (2 * b)) ** 2 + a)
+                        / np.cosh(np.minimum(p / b, 1.0))
+                    )
                     y = np.clip(high / b, 0.0, 1.0)
                     for _ in range(4):
                         f = np.sinh(y) - tw * 2 * np.sinh(y / 2) ** 2 - target
@@ -443,13 +500,25 @@ class FoldedLaplace(Mechanism):
     @_quiet
     def _quantile(self, level, q, upper_side):
         p = self._fold(q)
-        if self._side == "upper":  # M = upper - Y: the lower tail of M is the upper tail of Y
+        if (
+            self._side == "upper"
+        ):  # M = upper - Y: the lower tail of M is the upper tail of Y
             return self.upper - self._inner_quantile(level, p, not upper_side)[0]
         y, top = self._inner_quantile(level, p, upper_side)
         if top is None:
             return self.lower + y
         # near the upper bound from its own distance w - y (lower + y keeps only the digits of the bound)
-        return np.where(np.isnan(top), self.lower + y, self.upper - top)
+        x = np.where(np.isnan(top), self.lower + y, self.upper - top)
+        # a true value in the upper half: the mirror image (Y -> w - Y, p -> w - p, the tails swapped), so that
+        # the outputs near the upper bound are the ones computed from their own small distance
+        mirrored = p > self._width / 2
+        if mirrored.any():
+            y_m, top_m = self._inner_quantile(
+                level, self._fold_top(q, p), not upper_side
+            )
+            x_m = np.where(np.isnan(top_m), self.upper - y_m, self.lower + top_m)
+            x = np.where(mirrored, x_m, x)
+        return x
 
     def _ppf(self, p, q):
         if self._side == "none":
@@ -470,15 +539,19 @@ class FoldedLaplace(Mechanism):
     # --- hooks ------------------------------------------------------------------------------------
     def stochastic_order(self):
         """On ``[lower, upper]``: ``P(Y <= y)`` above is decreasing in ``p`` on both branches (``sinh``/``cosh``)."""
-        return True, ("on [lower, upper] the closed-form cdf sinh(y/b) cosh((w - p)/b)/sinh(w/b) (y <= p), "
-                      "1 - cosh(p/b) sinh((w - y)/b)/sinh(w/b) (y >= p) decreases in p")
+        return True, (
+            "on [lower, upper] the closed-form cdf sinh(y/b) cosh((w - p)/b)/sinh(w/b) (y <= p), "
+            "1 - cosh(p/b) sinh((w - y)/b)/sinh(w/b) (y >= p) decreases in p"
+        )
 
     def score_bound(self):
-        """``|d/dq log f| <= 1/b``: the slope in ``p`` of ``log cosh(p/b)`` or ``log cosh((w - p)/b)``, and ``F`` is 1-Lipschitz."""
+        """``|d/dq log f| <= 1/b``: the slope of ``log cosh(p/b)`` or ``log cosh((w - p)/b)`` in ``p``;
+        ``F`` is 1-Lipschitz.
+        """
         return 1.0, self.scale
 
     def max_abs_bias(self):
-        """``sup |bias|`` over ``[lower, upper]``: ``b tanh(w/(2b))`` at either bound (``b`` for one bound, ``0`` for none).
+        """``sup |bias|`` over ``[lower, upper]``: ``b tanh(w/(2b))``, at either bound (``b`` for one, 0 for none).
 
         The bias ``b sinh((w - 2p)/(2b))/cosh(w/(2b))`` decreases in ``p`` and is odd about the middle.
         """
@@ -500,7 +573,9 @@ class FoldedLaplace(Mechanism):
         """
         b = self.scale
         if self._side == "none":
-            return laplace_description(b, worst_pairs=corner_pairs(), curvature=laplace_cdf_curvature(b))
+            return laplace_description(
+                b, worst_pairs=corner_pairs(), curvature=laplace_cdf_curvature(b)
+            )
         return laplace_description(b, worst_pairs=corner_pairs(), exact=False)
 
 
@@ -534,13 +609,19 @@ def _b_asinh_exp(level, rest, b):
         mid = b * np.arcsinh(np.exp(np.clip(lv, -20.0, 20.0)))
         shift = rest + math.log(b)
         # asinh(v) = v to 1e-18 below e^{-20}: the level stays out of the logarithm (no error of log(level))
-        tiny = np.where(shift < 700, level * np.exp(np.minimum(shift, 700)), np.exp(lv + math.log(b)))
+        tiny = np.where(
+            shift < 700,
+            level * np.exp(np.minimum(shift, 700)),
+            np.exp(lv + math.log(b)),
+        )
         big = b * (lv + _LOG2)  # asinh(v) = log 2v to 1e-18 above e^{20}
     return np.where(lv < -20, tiny, np.where(lv > 20, big, mid))
 
 
 def _log_cosh(x):
-    """``log cosh x`` for ``x >= 0``: ``log1p(2 sinh^2(x/2))`` below 1 (relative accuracy near 0), else ``x + log1p(e^{-2x}) - log 2``."""
+    """``log cosh x`` for ``x >= 0``: ``log1p(2 sinh^2(x/2))`` below 1 (accurate near 0),
+    else ``x + log1p(e^{-2x}) - log 2``.
+    """
     x = np.asarray(x, dtype=float)
     with np.errstate(over="ignore", under="ignore"):
         near = np.log1p(2 * np.sinh(np.minimum(x, 1.0) / 2) ** 2)

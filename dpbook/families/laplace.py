@@ -8,21 +8,22 @@ blocks, written so that they never overflow: every exponential has a non-positiv
 from __future__ import annotations
 
 import numpy as np
-from ..mechanism import Mechanism
-from .._kernels.arrays import _compact
-from .._kernels.laplace import _laplace_cdf
-from .._kernels.laplace import _laplace_isf
-from .._kernels.laplace import _laplace_logcdf
-from .._kernels.laplace import _laplace_logpdf
-from .._kernels.laplace import _laplace_logsf
-from .._kernels.laplace import _laplace_ppf
-from .._kernels.laplace import _laplace_sf
-from .._kernels import validation as check
-from ..audit.description import corner_pairs
-from ..audit.description import laplace_cdf_curvature
-from ..audit.description import laplace_description
 
-__all__ = ['Laplace']
+from .._kernels import validation as check
+from .._kernels.arrays import _compact
+from .._kernels.laplace import (
+    _laplace_cdf,
+    _laplace_isf,
+    _laplace_logcdf,
+    _laplace_logpdf,
+    _laplace_logsf,
+    _laplace_ppf,
+    _laplace_sf,
+)
+from ..audit.description import corner_pairs, laplace_cdf_curvature, laplace_description
+from ..mechanism import Mechanism
+
+__all__ = ["Laplace"]
 
 
 class Laplace(Mechanism):
@@ -96,4 +97,8 @@ class Laplace(Mechanism):
         The loss of a pair is ``|q1 - q2|/b`` (the log-ratio ``(|x - q2| - |x - q1|)/b`` reaches it beyond
         both), so every pair ``Δ`` apart is a worst pair, in particular a corner of the domain.
         """
-        return laplace_description(self.scale, worst_pairs=corner_pairs(), curvature=laplace_cdf_curvature(self.scale))
+        return laplace_description(
+            self.scale,
+            worst_pairs=corner_pairs(),
+            curvature=laplace_cdf_curvature(self.scale),
+        )

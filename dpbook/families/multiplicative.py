@@ -10,22 +10,25 @@ The release is always positive but, by McGlinchey–Mason Prop. 3, its mean is f
 from __future__ import annotations
 
 import math
-import numpy as np
-from ..mechanism import Mechanism
-from .._kernels.arrays import _compact
-from .._kernels.laplace import _draw_offsets
-from .._kernels.laplace import _laplace_cdf
-from .._kernels.laplace import _laplace_isf
-from .._kernels.laplace import _laplace_logcdf
-from .._kernels.laplace import _laplace_logpdf
-from .._kernels.laplace import _laplace_logsf
-from .._kernels.laplace import _laplace_ppf
-from .._kernels.laplace import _laplace_sf
-from .._kernels import validation as check
-from ..audit.description import corner_pairs
-from ..audit.description import laplace_description
 
-__all__ = ['LogLaplace', 'log_laplace_moment', 'relative_bias']
+import numpy as np
+
+from .._kernels import validation as check
+from .._kernels.arrays import _compact
+from .._kernels.laplace import (
+    _draw_offsets,
+    _laplace_cdf,
+    _laplace_isf,
+    _laplace_logcdf,
+    _laplace_logpdf,
+    _laplace_logsf,
+    _laplace_ppf,
+    _laplace_sf,
+)
+from ..audit.description import corner_pairs, laplace_description
+from ..mechanism import Mechanism
+
+__all__ = ["LogLaplace", "log_laplace_moment", "relative_bias"]
 
 
 def log_laplace_moment(scale, *, order=1):
@@ -64,13 +67,6 @@ def relative_bias(scale):
     return b * b / ((1.0 - b) * (1.0 + b)) if b < 1 else np.inf
 
 
-def _relative_variance(b):
-    """``Var[e^{L_b}] = b²(2 + b²) / ((1 - 4b²)(1 - b²)²)`` for ``b < 1/2``, written without cancellation."""
-    if b >= 0.5:
-        return np.inf
-    return b * b * (2.0 + b * b) / ((1.0 - 2 * b) * (1.0 + 2 * b) * ((1.0 - b) * (1.0 + b)) ** 2)
-
-
 class LogLaplace(Mechanism):
     """The multiplicative mechanism ``q e^{L_b}`` for ``q > 0`` (McGlinchey–Mason §3.1, Proposition 3; Le Ny & Pappas).
 
@@ -92,7 +88,10 @@ class LogLaplace(Mechanism):
     mse_scales_as_q_squared = True
 
     def stochastic_order(self):
-        return True, "a nondecreasing map of the Laplace location family (q e^L = exp(log q + L))"
+        return (
+            True,
+            "a nondecreasing map of the Laplace location family (q e^L = exp(log q + L))",
+        )
 
     domain = (0.0, np.inf)
     support = (0.0, np.inf)
@@ -103,7 +102,9 @@ class LogLaplace(Mechanism):
     def _q(self, q):
         q = check.finite_array("q", q)
         if (q <= 0).any():
-            raise ValueError(f"q must be > 0 for the multiplicative mechanism, got {q!r}")
+            raise ValueError(
+                f"q must be > 0 for the multiplicative mechanism, got {q!r}"
+            )
         return q
 
     def _bias(self, q):
@@ -119,7 +120,9 @@ class LogLaplace(Mechanism):
         if b >= 0.5:
             return np.full_like(q, np.inf)
         # (q b)^2 times the rest: b^2 alone is subnormal for b < 1e-154
-        rest = (2.0 + b * b) / ((1.0 - 2 * b) * (1.0 + 2 * b) * ((1.0 - b) * (1.0 + b)) ** 2)
+        rest = (2.0 + b * b) / (
+            (1.0 - 2 * b) * (1.0 + 2 * b) * ((1.0 - b) * (1.0 + b)) ** 2
+        )
         with np.errstate(over="ignore"):
             return (q * b) * ((q * b) * rest)
 
@@ -158,14 +161,21 @@ class LogLaplace(Mechanism):
         """Density of ``q e^{L_b}`` at ``x > 0``: the Laplace density of ``log x`` around ``log q``, over ``x``."""
         inside = (x > 0) & np.isfinite(x)
         logx = np.log(np.where(inside, x, 1.0))
-        return np.where(inside, _laplace_logpdf(logx, np.log(q), self.scale) - logx, -np.inf)
+        return np.where(
+            inside, _laplace_logpdf(logx, np.log(q), self.scale) - logx, -np.inf
+        )
 
     def _sample(self, q, shape, rng):
-        """``q e^{L_b}`` by inverse cdf: the Laplace quantile of one uniform per draw, plus ``log q``, exponentiated."""
+        """``q e^{L_b}`` by inverse cdf: the Laplace quantile of one uniform per draw, exponentiated and times ``q``
+        (to the last bit of the product; ``e^{L_b + log q}`` only where ``e^{L_b}`` alone over- or underflows)."""
         x = _draw_offsets(rng, shape, self.scale)
-        x += np.log(_compact(q) if np.ndim(q) else q)
-        with np.errstate(over="ignore"):
-            return np.exp(x, out=x)
+        q = _compact(q) if np.ndim(q) else q
+        with np.errstate(over="ignore", under="ignore"):
+            out = q * np.exp(x)
+            off = ~np.isfinite(out) | (out == 0)
+            if off.any():
+                out = np.where(off, np.exp(x + np.log(q)), out)
+        return out
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):
@@ -178,8 +188,17 @@ class LogLaplace(Mechanism):
         """
         b = self.scale
         in_log = laplace_description(b, worst_pairs=corner_pairs())
-        return laplace_description(b, center=np.log, to_q=lambda t: float(np.exp(min(t, 709.0))), lipschitz=None,
-                                   curvature=lambda x, y: np.exp(np.minimum(math.log(b) - 2 * np.log(np.asarray(x, dtype=float)),
-                                                                            700.0)),  # |(log q)''|/b on [x, y], units b^-2
-                                   log_output=True, positive=True, worst_pairs=corner_pairs(), log_q=in_log,
-                                   neighbours="log")
+        return laplace_description(
+            b,
+            center=np.log,
+            to_q=lambda t: float(np.exp(min(t, 709.0))),
+            lipschitz=None,
+            curvature=lambda x, y: np.exp(
+                np.minimum(math.log(b) - 2 * np.log(np.asarray(x, dtype=float)), 700.0)
+            ),  # |(log q)''|/b on [x, y], units b^-2
+            log_output=True,
+            positive=True,
+            worst_pairs=corner_pairs(),
+            log_q=in_log,
+            neighbours="log",
+        )

@@ -5,7 +5,7 @@ Croft, Sack & Shi release a draw from the Laplace density centred at the true va
 their normalization factor (4)-(6).  dpbook describes the feasible set directly as a union of
 disjoint closed intervals ``allowed = [(a1, b1), (a2, b2), ...]``.  The law is the mixture, with
 weights proportional to the Laplace masses ``N_k(q)`` of the pieces, of the single-interval
-truncated laws of :mod:`dpbook.families.truncation`; every formula below is built from those.
+truncated laws of ``dpbook.families.truncation``; every formula below is built from those.
 
 Croft's privacy guarantee, their (8) generalized to (13): for true values ``i Δ`` apart (``i >= 0``
 real) the ratio of the two normalized densities is at most ``e^{iε}`` at every output.  That is
@@ -24,21 +24,21 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import special
-from ..mechanism import Mechanism
-from ..audit.description import PrivacyDescription
-from .._kernels.laplace import RESOLUTION
-from .._kernels.arrays import _compact
-from .._kernels.arrays import _float
-from .._kernels.laplace import _laplace_logpdf
-from .._kernels.laplace import _piece_log_mass
-from .._kernels.laplace import _quantile_in_place
-from .._kernels.laplace import _truncated_moments_units
-from .._kernels import validation as check
-from ..audit.description import corner_pairs
-from ..audit.description import union_description
-from .._kernels.croft import _allowed, _croft_scale, _eps_delta
 
-__all__ = ['CroftLaplace', 'Normalized']
+from .._kernels import validation as check
+from .._kernels.arrays import _compact, _float
+from .._kernels.croft import _allowed, _croft_scale, _eps_delta
+from .._kernels.laplace import (
+    RESOLUTION,
+    _laplace_logpdf,
+    _piece_log_mass,
+    _quantile_in_place,
+    _truncated_moments_units,
+)
+from ..audit.description import PrivacyDescription, corner_pairs, union_description
+from ..mechanism import Mechanism
+
+__all__ = ["CroftLaplace", "Normalized"]
 
 
 #: up to this many piece edges a draw's piece is found by comparing with all of them, faster than bisection
@@ -52,6 +52,7 @@ _BLOCK = 2**15
 
 # --------------------------------------------------------------------------------------------------
 # the feasible set
+
 
 def _pieces(lo, hi, ndim):
     """Reshape the piece ends to broadcast against a ``ndim``-dimensional ``q`` (pieces on axis 0)."""
@@ -67,7 +68,7 @@ def _log_masses(q, scale, lo, hi):
 
 def _hull(q, lo, hi):
     """``r = clip(q)`` into the hull of the feasible set.  For every feasible ``x``, ``|x - q| = |x - r| + |r - q|``,
-    so the normalized law at ``q`` IS the law at ``r`` (as for one interval, :mod:`dpbook.families.truncation`); only
+    so the normalized law at ``q`` IS the law at ``r`` (as for one interval, ``dpbook.families.truncation``); only
     the mass kept, ``e^{-|q - r|/b} N(r)``, depends on how far outside ``q`` is.  Every shape computation
     is made at ``r``: far outside, nothing then depends on the difference of two huge distances."""
     return np.clip(q, lo[0], hi[-1])
@@ -105,12 +106,18 @@ def _variance(q, scale, lo, hi):
     """Law of total variance: within-piece variances plus the spread of the piece means about the mean."""
     w, c, offset, var_k = _mixture(q, scale, lo, hi)
     r = _hull(q, lo, hi)
-    mean_k = (c - r) + offset  # about r: pieces a few scales apart far from 0 keep their separation's digits
+    mean_k = (
+        (c - r) + offset
+    )  # about r: pieces a few scales apart far from 0 keep their separation's digits
     mean = np.sum(w * mean_k, axis=0)
     with np.errstate(over="ignore"):
-        length, spread = var_k  # w_k Var_k as (sqrt(w_k) ℓ_k)^2 times the unit variance: no inf * 0
+        length, spread = (
+            var_k  # w_k Var_k as (sqrt(w_k) ℓ_k)^2 times the unit variance: no inf * 0
+        )
         within = (np.sqrt(w) * length) ** 2 * spread
-        return np.sum(within, axis=0) + np.sum((np.sqrt(w) * (mean_k - mean)) ** 2, axis=0)
+        return np.sum(within, axis=0) + np.sum(
+            (np.sqrt(w) * (mean_k - mean)) ** 2, axis=0
+        )
 
 
 def _mse(q, scale, lo, hi):
@@ -144,22 +151,30 @@ def _logpdf(x, q, scale, lo, hi):
     x, q = np.broadcast_arrays(x, _hull(q, lo, hi))
     inside = _inside(x, lo, hi)
     xs = np.where(inside, x, q)
-    return np.where(inside, _laplace_logpdf(xs, q, scale) - _log_normalizer(q, scale, lo, hi), -np.inf)
+    return np.where(
+        inside,
+        _laplace_logpdf(xs, q, scale) - _log_normalizer(q, scale, lo, hi),
+        -np.inf,
+    )
 
 
 def _ppf(p, q, scale, lo, hi, floor):
     """Quantiles at the uniforms ``p`` (overwritten: they serve as scratch); ``q``, ``scale`` broadcast to ``p``.
 
     Each ``p`` picks the piece whose slot of the cumulative weights holds it, is rescaled to a uniform
-    inside that slot and goes through one truncated-quantile pass (:func:`dpbook._kernels.laplace._quantile_in_place`)
+    inside that slot and goes through one truncated-quantile pass (``dpbook._kernels.laplace._quantile_in_place``)
     with its own piece's ``c``, ``lower`` and ``upper``.  For one ``q`` the pieces' windows are looked
     up per point, block by block so that the temporaries stay small.
     """
     q = _hull(q, lo, hi)
     if len(lo) == 1:
         with np.errstate(divide="ignore"):
-            return _quantile_in_place(p, np.clip(q, lo[0], hi[0]), scale, lo[0], hi[0], floor=floor)
-    q, scale = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(scale, dtype=float))
+            return _quantile_in_place(
+                p, np.clip(q, lo[0], hi[0]), scale, lo[0], hi[0], floor=floor
+            )
+    q, scale = np.broadcast_arrays(
+        np.asarray(q, dtype=float), np.asarray(scale, dtype=float)
+    )
     lead = (1,) * (p.ndim - q.ndim)
     q, scale = q.reshape(lead + q.shape), scale.reshape(lead + scale.shape)
     log_m = _log_masses(q, scale, lo, hi)
@@ -167,22 +182,41 @@ def _ppf(p, q, scale, lo, hi, floor):
     cum /= cum[-1]
     start = np.concatenate([np.zeros_like(cum[:1]), cum[:-1]])
     width = cum - start
-    width[width < 1e-300] = 1.0  # a slot this narrow is (almost) never hit; 1/width would overflow
+    width[width < 1e-300] = (
+        1.0  # a slot this narrow is (almost) never hit; 1/width would overflow
+    )
     a, b = _pieces(lo, hi, q.ndim)
     c = np.clip(q, a, b)
     with np.errstate(divide="ignore"):
         if q.size == 1:
-            edges, piece, c, scale = cum.ravel()[:-1], (start.ravel(), width.ravel()), c.ravel(), scale.item()
+            edges, piece, c, scale = (
+                cum.ravel()[:-1],
+                (start.ravel(), width.ravel()),
+                c.ravel(),
+                scale.item(),
+            )
             flat = p.reshape(-1)
             for i in range(0, flat.size, _BLOCK):
-                u = flat[i:i + _BLOCK]
-                flat[i:i + _BLOCK] = _quantile_in_place(u, c, scale, lo, hi, floor=floor, piece=(_piece_index(edges, u), *piece))
+                u = flat[i : i + _BLOCK]
+                flat[i : i + _BLOCK] = _quantile_in_place(
+                    u,
+                    c,
+                    scale,
+                    lo,
+                    hi,
+                    floor=floor,
+                    piece=(_piece_index(edges, u), *piece),
+                )
             return flat.reshape(p.shape)
         k = np.sum(cum[:-1] <= p, axis=0)
-        pick = lambda v: np.take_along_axis(np.broadcast_to(v, cum.shape[:1] + p.shape), k[None], axis=0)[0]
+        pick = lambda v: np.take_along_axis(
+            np.broadcast_to(v, cum.shape[:1] + p.shape), k[None], axis=0
+        )[0]
         p -= pick(start)
         p /= pick(width)
-        return _quantile_in_place(p, pick(c), scale, np.take(lo, k), np.take(hi, k), floor=floor)
+        return _quantile_in_place(
+            p, pick(c), scale, np.take(lo, k), np.take(hi, k), floor=floor
+        )
 
 
 def _piece_index(edges, p):
@@ -243,9 +277,15 @@ class _NormalizedFamily(Mechanism):
         return _logcdf(-x, -q, self._scale(q), -self._hi[::-1], -self._lo[::-1])
 
     def _ppf(self, p, q):
-        """The quantile function of M(q) at ``p`` in ``[0, 1]``: the piece holding ``p``, then its truncated quantile."""
+        """The quantile function of M(q) at ``p`` in ``[0, 1]``: the piece holding ``p``, then its truncated
+        quantile."""
         out = np.array(np.broadcast_to(p, np.broadcast(p, q).shape), dtype=float)
-        return _ends(p, _ppf(out, q, self._scale(q), self._lo, self._hi, floor=0.0), self._lo, self._hi)
+        return _ends(
+            p,
+            _ppf(out, q, self._scale(q), self._lo, self._hi, floor=0.0),
+            self._lo,
+            self._hi,
+        )
 
     def _isf(self, p, q):
         """``ppf(1 - p, q)``: minus the quantile of the reflected law at ``p`` (small ``p`` as ``ppf``'s: to about
@@ -259,7 +299,9 @@ class _NormalizedFamily(Mechanism):
 
     def _sample(self, q, shape, rng):
         q = _compact(q) if np.ndim(q) else q
-        return _ppf(rng.random(shape), q, self._scale(q), self._lo, self._hi, floor=RESOLUTION)
+        return _ppf(
+            rng.random(shape), q, self._scale(q), self._lo, self._hi, floor=RESOLUTION
+        )
 
 
 class Normalized(_NormalizedFamily):
@@ -285,9 +327,11 @@ class Normalized(_NormalizedFamily):
     1.0
     """
 
-
     def stochastic_order(self):
-        return True, "the Laplace location family conditioned on a fixed set keeps its monotone likelihood ratio"
+        return (
+            True,
+            "the Laplace location family conditioned on a fixed set keeps its monotone likelihood ratio",
+        )
 
     def score_bound(self):
         return 2.0, self.scale
@@ -310,12 +354,17 @@ class Normalized(_NormalizedFamily):
         ``log N`` (``dpbook.audit.description.laplace_mass_curvature``).
         """
         one = len(self._lo) == 1
-        return union_description(self.scale, self._lo, self._hi,
-                                 worst_pairs=corner_pairs((self._lo[0], self._hi[0])) if one else None)
+        return union_description(
+            self.scale,
+            self._lo,
+            self._hi,
+            worst_pairs=corner_pairs((self._lo[0], self._hi[0])) if one else None,
+        )
 
 
 # --------------------------------------------------------------------------------------------------
 # single infinite constraint: the data-dependent scale (Section 4.1)
+
 
 class CroftLaplace(_NormalizedFamily):
     """Croft, Sack & Shi's mechanism for one infinite constraint (§4.1, Theorem 1), feasible set ``[lower, inf)``.
@@ -339,10 +388,11 @@ class CroftLaplace(_NormalizedFamily):
         The boundary; the constraint is ``(-inf, lower)``.
     """
 
-
     def stochastic_order(self):
-        return False, ("its scale depends on q: the law narrows as q moves away from the boundary, which raises "
-                       "P_q(M <= x) for x above q while the shift lowers it")
+        return False, (
+            "its scale depends on q: the law narrows as q moves away from the boundary, which raises "
+            "P_q(M <= x) for x above q while the shift lowers it"
+        )
 
     def __init__(self, epsilon, sensitivity, *, lower=0.0):
         self.epsilon, self.sensitivity = _eps_delta(epsilon, sensitivity)
@@ -350,7 +400,9 @@ class CroftLaplace(_NormalizedFamily):
         self._lo, self._hi = np.array([self.lower]), np.array([np.inf])
 
     def _scale(self, q):
-        return _croft_scale(np.maximum(q - self.lower, 0.0), self.epsilon, self.sensitivity)
+        return _croft_scale(
+            np.maximum(q - self.lower, 0.0), self.epsilon, self.sensitivity
+        )
 
     def scale_at(self, q):
         """The scale used at true value ``q``: :func:`croft_scale` of ``max(q - lower, 0)``."""
@@ -364,12 +416,17 @@ class CroftLaplace(_NormalizedFamily):
         have an infinite loss in the right tail, and with a window the auditor searches the band.
         """
         lo = self.lower
-        return PrivacyDescription(scale=self._scale, uniform=False, pieces=((lo, np.inf),),
-                                  log_norm=self.log_normalizer, enclosure=self._enclosure,
-                                  # Croft's (25) as an equality: p(lower; q) = e^{-ε max(q - lower, 0)/Δ}/σ1
-                                  linear_outputs=((lo, self.epsilon / self.sensitivity, lo),),
-                                  landmarks=(lo, lo + self.sensitivity / self.epsilon),
-                                  length=float(self._scale(np.array(lo))))
+        return PrivacyDescription(
+            scale=self._scale,
+            uniform=False,
+            pieces=((lo, np.inf),),
+            log_norm=self.log_normalizer,
+            enclosure=self._enclosure,
+            # Croft's (25) as an equality: p(lower; q) = e^{-ε max(q - lower, 0)/Δ}/σ1
+            linear_outputs=((lo, self.epsilon / self.sensitivity, lo),),
+            landmarks=(lo, lo + self.sensitivity / self.epsilon),
+            length=float(self._scale(np.array(lo))),
+        )
 
     def _enclosure(self, x, y):
         """Centre, scale and log-normalizer over true values in ``[x, y]``: the scale does not increase with
@@ -377,4 +434,11 @@ class CroftLaplace(_NormalizedFamily):
         bounds are their values at the ends."""
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         sx, sy = self._scale(x), self._scale(y)
-        return (x, y, sy, sx, _log_normalizer(x, sx, self._lo, self._hi), _log_normalizer(y, sy, self._lo, self._hi))
+        return (
+            x,
+            y,
+            sy,
+            sx,
+            _log_normalizer(x, sx, self._lo, self._hi),
+            _log_normalizer(y, sy, self._lo, self._hi),
+        )

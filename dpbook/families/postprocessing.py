@@ -9,21 +9,32 @@ gets its worst-case bias below ``b W(1/e)`` (the constant behind Proposition 5).
 from __future__ import annotations
 
 import math
+
 import numpy as np
 from scipy import integrate, optimize, signal, special
-from ..mechanism import Mechanism
-from .._kernels.arrays import _float
-from .._kernels.laplace import _laplace_cdf
-from .._kernels.laplace import _laplace_logcdf
-from .._kernels import validation as check
-from ..families import clamping
-from ..audit.description import corner_pairs
-from ..audit.description import laplace_cdf_curvature
-from ..audit.description import laplace_description
-from ..audit.description import laplace_log_cdf_ratio
-from ..mechanism import BiasCertificate
 
-__all__ = ['TranslatedRamp', 'PostProcessed', 'optimal_ramp_shift', 'ramp_worst_bias', 'bias_lower_bound', 'translated_ramp_phi', 'softplus_phi', 'piecewise_linear_phi']
+from .._kernels import validation as check
+from .._kernels.arrays import _float
+from .._kernels.laplace import _laplace_cdf, _laplace_logcdf
+from ..audit.description import (
+    corner_pairs,
+    laplace_cdf_curvature,
+    laplace_description,
+    laplace_log_cdf_ratio,
+)
+from ..families import clamping
+from ..mechanism import BiasCertificate, Mechanism
+
+__all__ = [
+    "TranslatedRamp",
+    "PostProcessed",
+    "optimal_ramp_shift",
+    "ramp_worst_bias",
+    "bias_lower_bound",
+    "translated_ramp_phi",
+    "softplus_phi",
+    "piecewise_linear_phi",
+]
 
 
 def ramp_worst_bias(shift, scale):
@@ -120,7 +131,11 @@ class TranslatedRamp(Mechanism):
         y = q - self.shift
         # below the shift the mean is tiny and q is exact: bias = mean - q; above it, BIT's bias minus the shift
         with np.errstate(over="ignore"):
-            return np.where(y < 0, np.asarray(self._clamped.mean(y)) - q, np.asarray(self._clamped.bias(y)) - self.shift)
+            return np.where(
+                y < 0,
+                np.asarray(self._clamped.mean(y)) - q,
+                np.asarray(self._clamped.bias(y)) - self.shift,
+            )
 
     def _mean(self, q):
         """``E max(Y_q - α, 0)``: BIT's mean at ``q - α`` (never ``q + bias``, which cancels when ``α >> |q|``)."""
@@ -174,11 +189,23 @@ class TranslatedRamp(Mechanism):
         corner pair of the domain is a worst pair.
         """
         b, alpha = self.scale, self.shift
-        return laplace_description(b, ((0.0, np.inf),), center=lambda q: np.asarray(q) - alpha,
-                                   atoms=((0.0, lambda q: _laplace_logcdf(alpha, q, b),
-                                           lambda q1, q2: laplace_log_cdf_ratio(alpha, q1, q2, b)),), landmarks=(alpha,),
-                                   to_q=lambda t: t + alpha, worst_pairs=corner_pairs(),
-                                   curvature=laplace_cdf_curvature(b, (alpha,)))
+        return laplace_description(
+            b,
+            ((0.0, np.inf),),
+            center=lambda q: np.asarray(q) - alpha,
+            center_shift=-alpha,
+            atoms=(
+                (
+                    0.0,
+                    lambda q: _laplace_logcdf(alpha, q, b),
+                    lambda q1, q2: laplace_log_cdf_ratio(alpha, q1, q2, b),
+                ),
+            ),
+            landmarks=(alpha,),
+            to_q=lambda t: t + alpha,
+            worst_pairs=corner_pairs(),
+            curvature=laplace_cdf_curvature(b, (alpha,)),
+        )
 
 
 _GL_HI = np.polynomial.legendre.leggauss(12)
@@ -192,7 +219,7 @@ class PostProcessed(Mechanism):
 
     Moments are computed by ``scipy.integrate.quad``, split at ``q`` and at ``breakpoints``.  The
     bias is integrated as ``E[φ(Y_q) - Y_q]`` (``E Y_q = q``), so it stays accurate where it is tiny.
-    The law of ``φ(Y_q)`` is known through its cdf (computed numerically, see :meth:`cdf`) and
+    The law of ``φ(Y_q)`` is known through its cdf (computed numerically, see ``cdf``) and
     ``at(q).expect`` (one integral against the Laplace law); its quantiles are :meth:`Mechanism.ppf`'s
     exact bisection on that cdf.  A general ``φ`` has no computed density or atoms: ``pdf``, ``pmf`` and
     ``atoms`` raise ``NotImplementedError``.
@@ -219,9 +246,11 @@ class PostProcessed(Mechanism):
     0.5
     """
 
-
     def stochastic_order(self):
-        return False, "phi is an arbitrary callable: pass increasing=True if phi is nondecreasing"
+        return (
+            False,
+            "phi is an arbitrary callable: pass increasing=True if phi is nondecreasing",
+        )
 
     def score_bound(self):
         return 1.0, self.scale
@@ -252,7 +281,9 @@ class PostProcessed(Mechanism):
         if tail is not None:
             xs = tail[0] + b * np.array([0.0, 0.37, 1.0, 3.3, 10.0, 100.0, 1e3])
             if not np.allclose(self._phi(xs), xs - tail[1], rtol=1e-12, atol=1e-12 * b):
-                raise ValueError(f"tail {tail!r} claims phi(x) = x - {tail[1]} for x >= {tail[0]}, but phi disagrees")
+                raise ValueError(
+                    f"tail {tail!r} claims phi(x) = x - {tail[1]} for x >= {tail[0]}, but phi disagrees"
+                )
 
     def _phi(self, x):
         x = np.asarray(x, dtype=float)
@@ -260,7 +291,9 @@ class PostProcessed(Mechanism):
         bad = ~(np.isfinite(y) & (y >= 0))
         if bad.any():
             i = np.flatnonzero(bad.ravel())[0]
-            raise ValueError(f"phi must return finite values >= 0, got phi({x.ravel()[i]!r}) = {y.ravel()[i]!r}")
+            raise ValueError(
+                f"phi must return finite values >= 0, got phi({x.ravel()[i]!r}) = {y.ravel()[i]!r}"
+            )
         return y
 
     # --- integrals against the Laplace law ---------------------------------------------------
@@ -281,9 +314,13 @@ class PostProcessed(Mechanism):
             T = float(min(745.0, (np.finfo(float).max - abs(q)) / b))
             cuts = np.array([-40.0, -10.0, -1.0, 1.0, 10.0, 40.0])
             bps = (np.asarray(self.breakpoints, dtype=float) - q) / b
-        lo, hi = (-T, 0.0) if side == "left" else (0.0, T) if side == "right" else (-T, T)
+        lo, hi = (
+            (-T, 0.0) if side == "left" else (0.0, T) if side == "right" else (-T, T)
+        )
         inner = np.concatenate([cuts, bps[np.isfinite(bps)]]) if bps.size else cuts
-        edges = np.unique(np.concatenate([[lo, 0.0, hi], inner[(inner > lo) & (inner < hi)]]))
+        edges = np.unique(
+            np.concatenate([[lo, 0.0, hi], inner[(inner > lo) & (inner < hi)]])
+        )
         edges = edges[(edges >= lo) & (edges <= hi)]
         total = 0.0
         for t1, t2 in zip(edges[:-1], edges[1:]):
@@ -292,11 +329,17 @@ class PostProcessed(Mechanism):
             def f(t, e=e):
                 return g(q + b * t) * np.exp(-(abs(t) - abs(e)))
 
-            val, err, *info = integrate.quad(f, t1, t2, epsabs=1e-15 * unit, epsrel=1e-12, limit=200, full_output=1)
+            val, err, *info = integrate.quad(
+                f, t1, t2, epsabs=1e-15 * unit, epsrel=1e-12, limit=200, full_output=1
+            )
             # QUADPACK flags 1e-12 as out of reach when the integrand's rounding noise is of that order;
             # accept its answer only if its own error estimate is still within 1e-10 relative.
-            if len(info) > 1 and err > 1e-10 * abs(val) + 1e-13 * unit + noise * (t2 - t1):
-                raise ArithmeticError(f"quad could not integrate phi on t in [{t1}, {t2}] for q={q}: {info[1]}")
+            if len(info) > 1 and err > 1e-10 * abs(val) + 1e-13 * unit + noise * (
+                t2 - t1
+            ):
+                raise ArithmeticError(
+                    f"quad could not integrate phi on t in [{t1}, {t2}] for q={q}: {info[1]}"
+                )
             total += 0.5 * val * math.exp(-abs(e))
         return total
 
@@ -309,10 +352,18 @@ class PostProcessed(Mechanism):
         return 64.0 * float(np.spacing(abs(q)))
 
     def _bias(self, q):
-        return self._each(lambda v: self._expect(lambda x: self._phi(x) - x, v, unit=self.scale, noise=self._noise(v)), q)
+        return self._each(
+            lambda v: self._expect(
+                lambda x: self._phi(x) - x, v, unit=self.scale, noise=self._noise(v)
+            ),
+            q,
+        )
 
     def _mean(self, q):
-        return self._each(lambda v: self._expect(self._phi, v, unit=self.scale, noise=self._noise(v)), q)
+        return self._each(
+            lambda v: self._expect(self._phi, v, unit=self.scale, noise=self._noise(v)),
+            q,
+        )
 
     def _variance(self, q):
         """``s² (E[D²] - (E D)²)`` with ``D = (φ(Y_q) - m)/s``, ``m`` the computed mean and ``s = max(b, ulp(m))``.
@@ -328,10 +379,16 @@ class PostProcessed(Mechanism):
             m = self._expect(self._phi, v, unit=b, noise=self._noise(v))
             unit = max(b, float(np.spacing(abs(m))))
             noise = 1e3 * self._noise(v) / unit
-            d1 = self._expect(lambda x: (self._phi(x) - m) / unit, v, unit=1.0, noise=noise)
-            d2 = self._expect(lambda x: ((self._phi(x) - m) / unit) ** 2, v, unit=1.0, noise=noise)
+            d1 = self._expect(
+                lambda x: (self._phi(x) - m) / unit, v, unit=1.0, noise=noise
+            )
+            d2 = self._expect(
+                lambda x: ((self._phi(x) - m) / unit) ** 2, v, unit=1.0, noise=noise
+            )
             with np.errstate(over="ignore"):
-                return float(np.float64(unit) * (np.float64(unit) * max(d2 - d1 * d1, 0.0)))
+                return float(
+                    np.float64(unit) * (np.float64(unit) * max(d2 - d1 * d1, 0.0))
+                )
 
         return self._each(var, q)
 
@@ -345,7 +402,9 @@ class PostProcessed(Mechanism):
         excursion of ``φ`` across ``x``, width below ``0.05b``) is missed.
         """
         x, q = np.broadcast_arrays(x, q)
-        out = np.array([self._cdf1(float(xv), float(qv)) for xv, qv in zip(x.ravel(), q.ravel())])
+        out = np.array(
+            [self._cdf1(float(xv), float(qv)) for xv, qv in zip(x.ravel(), q.ravel())]
+        )
         return out.reshape(x.shape)
 
     def _cdf1(self, x, q):
@@ -360,7 +419,14 @@ class PostProcessed(Mechanism):
         total += np.sum((F[1:] - F[:-1])[both])
         for k in np.flatnonzero(below[:-1] != below[1:]):
             lo, hi = grid[k], grid[k + 1]
-            r = optimize.brentq(lambda t: float(self._phi(t)) - x, lo, hi, xtol=1e-14 * max(1.0, abs(lo)))
+            # to 1e-14 of the scale (an absolute 1e-14 is wider than the whole law when b is tiny)
+            r = optimize.brentq(
+                lambda t: float(self._phi(t)) - x,
+                lo,
+                hi,
+                xtol=max(1e-14 * b, 5e-324),
+                maxiter=2000,
+            )
             Fr = float(_laplace_cdf(r, q, b))
             total += (Fr - F[k]) if below[k] else (F[k + 1] - Fr)
         return min(max(total, 0.0), 1.0)
@@ -370,17 +436,24 @@ class PostProcessed(Mechanism):
 
         Use ``cdf``, ``ppf`` (numerical) and ``at(q).expect`` (quadrature against the Laplace law).
         """
-        raise NotImplementedError("PostProcessed has no density: use cdf, ppf or at(q).expect")
+        raise NotImplementedError(
+            "PostProcessed has no density: use cdf, ppf or at(q).expect"
+        )
 
     def _atoms(self, q):
         """Not available (see :meth:`logpdf`)."""
-        raise NotImplementedError("PostProcessed has no computed atoms: use cdf, ppf or at(q).expect")
+        raise NotImplementedError(
+            "PostProcessed has no computed atoms: use cdf, ppf or at(q).expect"
+        )
 
     def _law_expect(self, func, q, lo, hi):
         """``E[func(φ(Y_q)); lo <= φ(Y_q) <= hi]`` as one integral against the Laplace law of ``Y_q``."""
+
         def g(x):
             y = self._phi(x)
-            return np.where((y >= lo) & (y <= hi), np.asarray(func(y), dtype=float), 0.0)
+            return np.where(
+                (y >= lo) & (y <= hi), np.asarray(func(y), dtype=float), 0.0
+            )
 
         return self._expect(g, q, unit=0.0)
 
@@ -430,21 +503,30 @@ class PostProcessed(Mechanism):
             q_max = max(x0, 0.0) if q_max is None else check.nonnegative("q_max", q_max)
             tail_exact = q_max >= x0
         else:
-            q_max = max([0.0, *self.breakpoints]) + 40 * b if q_max is None else check.nonnegative("q_max", q_max)
+            q_max = (
+                max([0.0, *self.breakpoints]) + 40 * b
+                if q_max is None
+                else check.nonnegative("q_max", q_max)
+            )
             tail_exact = False
         step = b / 500 if step is None else check.positive("step", step)
         cells = q_max / step + len(self.breakpoints)
-        need = cells * 12 * 8 * 12  # the cells' 12-node Gauss tables, about a dozen arrays of them
+        need = (
+            cells * 12 * 8 * 12
+        )  # the cells' 12-node Gauss tables, about a dozen arrays of them
         if need > 2**30:
             raise ValueError(
-                f"q_max/step = {q_max / step:.3g} cells would need ~{need / 2**30:.3g} GiB (limit 1 GiB); choose a larger step"
+                f"q_max/step = {q_max / step:.3g} cells would need ~{need / 2**30:.3g} GiB (limit 1 GiB); choose a larger step"  # noqa: E501
             )
 
         if q_max == 0.0:
             grid = np.array([0.0])
         else:
             cuts = [0.0] + [p for p in self.breakpoints if 0.0 < p < q_max] + [q_max]
-            pieces = [np.linspace(a, z, max(1, math.ceil((z - a) / step)) + 1)[:-1] for a, z in zip(cuts[:-1], cuts[1:])]
+            pieces = [
+                np.linspace(a, z, max(1, math.ceil((z - a) / step)) + 1)[:-1]
+                for a, z in zip(cuts[:-1], cuts[1:])
+            ]
             grid = np.concatenate(pieces + [[q_max]])
 
         A0 = self._expect_side(grid[0], left=True)
@@ -458,11 +540,15 @@ class PostProcessed(Mechanism):
             if limit > value:
                 value, argmax = limit, math.inf
             upper = max(upper, end, limit)
-        return BiasCertificate(value, value, max(upper, value), argmax, (0.0, float(q_max)), tail_exact)
+        return BiasCertificate(
+            value, value, max(upper, value), argmax, (0.0, float(q_max)), tail_exact
+        )
 
     def _expect_side(self, q, left):
         """``A(q)`` (``left``) or ``C(q)``: ``(1/2b) ∫ φ(x) e^{-|x-q|/b}`` over ``x < q`` or ``x > q``."""
-        return self._expect(self._phi, q, unit=self.scale, side="left" if left else "right")
+        return self._expect(
+            self._phi, q, unit=self.scale, side="left" if left else "right"
+        )
 
     def _grid_bracket(self, grid, A0, CN):
         """Bias on the grid and a certified upper bound of ``|bias|`` between grid points."""
@@ -494,12 +580,21 @@ class PostProcessed(Mechanism):
         bias = A + C - grid
 
         Ai, Cj, slack = A[:-1], C[1:], eA[:-1] + eC[1:] + ePhi
-        up = np.maximum(Ai + Cj * decay + Phi - left, Ai * decay + Cj + Phi - right) + slack
+        up = (
+            np.maximum(Ai + Cj * decay + Phi - left, Ai * decay + Cj + Phi - right)
+            + slack
+        )
         a, cp = Ai / b, Cj * decay / b
         with np.errstate(divide="ignore", invalid="ignore"):
             y = np.where(cp > 0, (1 + np.sqrt(1 + 4 * a * cp)) / (2 * cp), np.inf)
             s = np.clip(b * np.log(y), 0.0, h)
-        low = Ai * np.exp(-s / b) + Cj * np.exp(-(h - s) / b) + decay * Phi - (left + s) - slack
+        low = (
+            Ai * np.exp(-s / b)
+            + Cj * np.exp(-(h - s) / b)
+            + decay * Phi
+            - (left + s)
+            - slack
+        )
         upper = float(max(np.max(up), np.max(-low), np.max(np.abs(bias))))
         return bias, upper
 
@@ -535,7 +630,11 @@ def translated_ramp_phi(shift=0.0):
     ([0.0, 1.5], [0.5], (0.5, 0.5))
     """
     a = check.nonnegative("shift", shift)
-    return {"phi": lambda x: np.maximum(np.asarray(x, dtype=float) - a, 0.0), "breakpoints": [a], "tail": (a, a)}
+    return {
+        "phi": lambda x: np.maximum(np.asarray(x, dtype=float) - a, 0.0),
+        "breakpoints": [a],
+        "tail": (a, a),
+    }
 
 
 def softplus_phi(shift, width):
@@ -563,7 +662,11 @@ def softplus_phi(shift, width):
     """
     a = check.nonnegative("shift", shift)
     w = check.positive("width", width)
-    return {"phi": lambda x: w * np.logaddexp(0.0, (np.asarray(x, dtype=float) - a) / w), "breakpoints": [], "tail": None}
+    return {
+        "phi": lambda x: w * np.logaddexp(0.0, (np.asarray(x, dtype=float) - a) / w),
+        "breakpoints": [],
+        "tail": None,
+    }
 
 
 def piecewise_linear_phi(shift, slope, offset):
@@ -600,7 +703,9 @@ def piecewise_linear_phi(shift, slope, offset):
     c = check.nonnegative("offset", offset)
     if c > a:
         raise ValueError(f"offset must be <= shift = {a!r}, got {offset!r}")
-    x1 = max((s * a - c) / (s - 1), a)  # = a exactly when c = a (rounding could put it below)
+    x1 = max(
+        (s * a - c) / (s - 1), a
+    )  # = a exactly when c = a (rounding could put it below)
 
     def piecewise(x):
         x = np.asarray(x, dtype=float)
@@ -614,7 +719,9 @@ def _recur(start, factor, increment):
     out = np.empty(len(increment) + 1)
     out[0] = start
     if np.all(factor == factor[0]):
-        out[1:] = signal.lfilter([1.0], [1.0, -factor[0]], increment, zi=[factor[0] * start])[0]
+        out[1:] = signal.lfilter(
+            [1.0], [1.0, -factor[0]], increment, zi=[factor[0] * start]
+        )[0]
     else:
         v = start
         for i, (f, inc) in enumerate(zip(factor, increment)):

@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import special, stats
-from ..mechanism import Mechanism
-from ..audit.description import PrivacyDescription
-from ..families.truncation import Truncated
-from .._kernels.arrays import _below
-from .._kernels.arrays import _compact
-from .._kernels.arrays import _float
-from .._kernels.arrays import _invert_cdf
-from .._kernels import validation as check
-from ..audit.description import corner_pairs
-from ..audit.description import union_description
 
-__all__ = ['Restricted']
+from .._kernels import validation as check
+from .._kernels.arrays import _below, _compact, _float, _invert_cdf
+from ..audit.description import PrivacyDescription, corner_pairs, union_description
+from ..families.truncation import Truncated
+from ..mechanism import Mechanism
+
+__all__ = ["Restricted"]
 
 
 class Restricted(Mechanism):
@@ -60,9 +56,14 @@ class Restricted(Mechanism):
     def stochastic_order(self):
         name = self.base.dist.name
         if name in self._LOG_CONCAVE_BASES:
-            return True, (f"a log-concave ({name}) location family conditioned on [0, inf) keeps its "
-                          "monotone likelihood ratio")
-        return False, f"the base law {name!r} is not known to be log-concave, so restriction may break monotonicity"
+            return True, (
+                f"a log-concave ({name}) location family conditioned on [0, inf) keeps its "
+                "monotone likelihood ratio"
+            )
+        return (
+            False,
+            f"the base law {name!r} is not known to be log-concave, so restriction may break monotonicity",
+        )
 
     def score_bound(self):
         if self.base.dist.name == "laplace":
@@ -78,22 +79,30 @@ class Restricted(Mechanism):
     def __init__(self, base):
         if isinstance(base, stats.rv_continuous):
             if base.numargs:
-                raise ValueError(f"base needs shape parameters; pass a frozen distribution, got {base.name!r}")
+                raise ValueError(
+                    f"base needs shape parameters; pass a frozen distribution, got {base.name!r}"
+                )
             base = base()
-        if not (isinstance(base, stats.distributions.rv_frozen) and isinstance(base.dist, stats.rv_continuous)):
-            raise ValueError(f"base must be a scipy.stats continuous distribution, got {base!r}")
+        if not (
+            isinstance(base, stats.distributions.rv_frozen)
+            and isinstance(base.dist, stats.rv_continuous)
+        ):
+            raise ValueError(
+                f"base must be a scipy.stats continuous distribution, got {base!r}"
+            )
         lo, hi = base.support()
         if not (lo == -np.inf and hi == np.inf):
-            raise ValueError(f"base must have support the whole real line, got support ({lo}, {hi})")
-        with np.errstate(over="ignore"):  # a variance beyond the doubles is inf, not a warning
+            raise ValueError(
+                f"base must have support the whole real line, got support ({lo}, {hi})"
+            )
+        with np.errstate(
+            over="ignore"
+        ):  # a variance beyond the doubles is inf, not a warning
             mu, var = (float(v) for v in base.stats("mv"))
         if not np.isfinite(mu):
             raise ValueError(f"base must have a finite mean, got {mu!r}")
         self.base = base
         self._mu = mu
-        self._var = var if np.isfinite(var) else np.inf
-        self._median = float(base.median())
-        self._fast = self._standardized_tails()
         dist = base.dist
         shapes, loc, scale = dist._parse_args(*base.args, **base.kwds)
         self._std, self._loc, self._scale = dist(*shapes), float(loc), float(scale)
@@ -115,38 +124,18 @@ class Restricted(Mechanism):
     def _logS(self, z):
         return self.base.logsf(z)
 
-    def _standardized_tails(self):
-        """Scalar ``(logF, logS)`` for the integrands, bypassing scipy's per-call argument checks.
-
-        Uses the distribution's standardized ``_logcdf``/``_logsf``; kept only if it reproduces the
-        public ``logcdf``/``logsf`` on test points, else the public methods are used.
-        """
-        try:
-            dist = self.base.dist
-            shapes, loc, scale = dist._parse_args(*self.base.args, **self.base.kwds)
-
-            def logF(z):
-                with np.errstate(divide="ignore"):
-                    return dist._logcdf((z - loc) / scale, *shapes)
-
-            def logS(z):
-                with np.errstate(divide="ignore"):
-                    return dist._logsf((z - loc) / scale, *shapes)
-
-            z = loc + scale * np.array([-30.0, -2.0, 0.0, 0.5, 7.0])
-            same = np.allclose(logF(z), self._logF(z), rtol=1e-14, atol=0) and np.allclose(
-                logS(z), self._logS(z), rtol=1e-14, atol=0
-            )
-        except Exception:
-            same = False
-        return (logF, logS) if same else (self._logF, self._logS)
-
     # --- moments of a general base, in the base's standard units, around the cut ----------------
     def _std_log(self, name, w):
         """``logpdf``/``logcdf``/``logsf`` of the standardized base law at ``w``, silently (``-inf`` or NaN where
         scipy's formula fails: callers treat a non-finite value as unknown)."""
         with np.errstate(all="ignore"):
-            return float({"logpdf": self._std.logpdf, "logcdf": self._std.logcdf, "logsf": self._std.logsf}[name](w))
+            return float(
+                {
+                    "logpdf": self._std.logpdf,
+                    "logcdf": self._std.logcdf,
+                    "logsf": self._std.logsf,
+                }[name](w)
+            )
 
     def _local_width(self, w, right):
         """``1/|d log f/dw|`` of the standardized base density at ``w`` (the length over which the tail
@@ -167,11 +156,17 @@ class Restricted(Mechanism):
             if not np.isfinite(slope):
                 return None
             # at a mode the slope vanishes: the bulk of a standardized law has width of order 1
-            width = min(1.0 / abs(slope), max(1.0, abs(w))) if slope != 0 else max(1.0, abs(w))
+            width = (
+                min(1.0 / abs(slope), max(1.0, abs(w)))
+                if slope != 0
+                else max(1.0, abs(w))
+            )
         sgn = 1.0 if right else -1.0
         # scipy's formula may fail far out; harmless where the density has already fallen below e^-745
-        if not (np.isfinite(self._std_log("logpdf", w + sgn * width * 4.0**10))
-                or self._std_log("logpdf", w + sgn * width * 4.0**5) - lf0 < -745.0):
+        if not (
+            np.isfinite(self._std_log("logpdf", w + sgn * width * 4.0**10))
+            or self._std_log("logpdf", w + sgn * width * 4.0**5) - lf0 < -745.0
+        ):
             return None
         return width
 
@@ -210,7 +205,9 @@ class Restricted(Mechanism):
         v = np.concatenate([v, top / u])
         dv = np.concatenate([dv, 0.5 * wt * top / (u * u)])
         with np.errstate(all="ignore"):
-            ratio = np.exp(np.asarray(self._std.logpdf(w + sgn * (width * v)), dtype=float) - lf0)
+            ratio = np.exp(
+                np.asarray(self._std.logpdf(w + sgn * (width * v)), dtype=float) - lf0
+            )
         ratio = np.where(np.isfinite(ratio), ratio, 0.0) * dv
         J = np.array([np.sum(ratio), np.sum(ratio * v), np.sum(ratio * v * v)])
         if not (np.all(np.isfinite(J)) and J[0] > 0):
@@ -218,7 +215,9 @@ class Restricted(Mechanism):
         m1 = J[1] / J[0]
         spread = max(J[2] / J[0] - m1 * m1, 0.0) if np.isfinite(self._vw) else np.inf
         with np.errstate(over="ignore"):
-            return float(width * m1), float(np.float64(width) * (np.float64(width) * spread))
+            return float(width * m1), float(
+                np.float64(width) * (np.float64(width) * spread)
+            )
 
     def _right_excess(self, cw, log_cw):
         """``(log E X, log Var X)`` for ``X = W - cw`` given ``W >= cw``, a cut right of the base mean.
@@ -231,16 +230,27 @@ class Restricted(Mechanism):
         """
         got = self._excess(cw, right=True) if np.isfinite(cw) else None
         if got is None:
-            lo, hi = 3, 1023  # the largest j with a computable excess at 2^j, by bisection
+            lo, hi = (
+                3,
+                1023,
+            )  # the largest j with a computable excess at 2^j, by bisection
             if self._local_width(2.0**lo, right=True) is None:
-                raise ArithmeticError(f"the base law's density is not computable in its right tail at {2.0**lo}")
+                raise ArithmeticError(
+                    f"the base law's density is not computable in its right tail at {2.0**lo}"
+                )
             while hi - lo > 1:
                 mid = (lo + hi) // 2
-                lo, hi = (mid, hi) if self._local_width(2.0**mid, right=True) is not None else (lo, mid)
+                lo, hi = (
+                    (mid, hi)
+                    if self._local_width(2.0**mid, right=True) is not None
+                    else (lo, mid)
+                )
             w3 = 2.0 ** np.array([lo, lo - 3, lo - 6])
             got3 = [self._excess(w, right=True) for w in w3]
             if any(g is None for g in got3):
-                raise ArithmeticError(f"the base law's density is not computable in its right tail beyond {w3[-1]}")
+                raise ArithmeticError(
+                    f"the base law's density is not computable in its right tail beyond {w3[-1]}"
+                )
             with np.errstate(divide="ignore", invalid="ignore"):
                 logs = np.log(np.array(got3))  # rows: w*, w*/8, w*/64
                 # log E X and log Var X linear in log w (regularly varying tails) or in w (lighter than any
@@ -249,12 +259,17 @@ class Restricted(Mechanism):
                 for k in range(2):
                     y = logs[:, k]
                     for x, x_cut in ((np.log(w3), log_cw), (w3, np.exp(log_cw))):
-                        s1, s2 = (y[0] - y[1]) / (x[0] - x[1]), (y[1] - y[2]) / (x[1] - x[2])
+                        s1, s2 = (
+                            (y[0] - y[1]) / (x[0] - x[1]),
+                            (y[1] - y[2]) / (x[1] - x[2]),
+                        )
                         fit = abs(s1 - s2) / max(abs(s1), abs(s2), 1e-300)
                         guess = y[0] + s1 * (x_cut - x[0]) if s1 != 0 else y[0]
                         out.append((fit, guess))
                 best = [min(out[0:2])[1], min(out[2:4])[1]]
-                return tuple(float(v) if np.isfinite(v) or np.isinf(v) else -np.inf for v in best)
+                return tuple(
+                    float(v) if np.isfinite(v) or np.isinf(v) else -np.inf for v in best
+                )
         with np.errstate(divide="ignore"):
             return float(np.log(got[0])), float(np.log(got[1]))
 
@@ -324,7 +339,11 @@ class Restricted(Mechanism):
         with np.errstate(over="ignore"):
             mean = np.where(near, y + scale * lam, scale * g1)
             bias = np.where(near, loc + scale * lam, mean - q)
-            var = np.where(near, scale * (scale * (1.0 - lam * (lam - cn))), (scale * g1) * (scale * (g_next - g1)))
+            var = np.where(
+                near,
+                scale * (scale * (1.0 - lam * (lam - cn))),
+                (scale * g1) * (scale * (g_next - g1)),
+            )
         return mean, bias, var
 
     # --- Mechanism interface -----------------------------------------------------------------
@@ -346,7 +365,9 @@ class Restricted(Mechanism):
         closed = self._closed_moments(q)
         if closed is not None:
             return closed[k]
-        return np.array([self._general_moments(float(v))[k] for v in q.ravel()]).reshape(q.shape)
+        return np.array(
+            [self._general_moments(float(v))[k] for v in q.ravel()]
+        ).reshape(q.shape)
 
     def _cdf(self, x, q):
         """``P(Ŷ_q <= x) = (F(x - q) - F(-q)) / S(-q)`` for ``x >= 0`` (see ``Restricted._law``)."""
@@ -366,10 +387,18 @@ class Restricted(Mechanism):
         return self._law_function("logpdf", x, q)
 
     def _law_function(self, name, x, q):
-        if self.base.dist.name == "laplace":  # the law is Truncated's on [0, inf): exact far outside too
+        if (
+            self.base.dist.name == "laplace"
+        ):  # the law is Truncated's on [0, inf): exact far outside too
             loc, scale = self._loc_scale()
             law = Truncated(scale, lower=0.0, upper=np.inf)
-            return {"cdf": law.cdf, "sf": law.sf, "logcdf": law.logcdf, "logsf": law.logsf, "logpdf": law.logpdf}[name](x, q + loc)
+            return {
+                "cdf": law.cdf,
+                "sf": law.sf,
+                "logcdf": law.logcdf,
+                "logsf": law.logsf,
+                "logpdf": law.logpdf,
+            }[name](x, q + loc)
         return self._law(x, q)[name] + 0.0
 
     def _law(self, x, q):
@@ -388,7 +417,9 @@ class Restricted(Mechanism):
         where scipy's fail (``logsf`` of t is ``-inf`` beyond ``1e62``, its ``logpdf`` beyond ``1.3e154``).
         """
         kit, loc, s = self._kit, self._loc, self._scale
-        x, q = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(q, dtype=float))
+        x, q = np.broadcast_arrays(
+            np.asarray(x, dtype=float), np.asarray(q, dtype=float)
+        )
         with np.errstate(all="ignore"):
             ls = np.log(s)
             A = -q - loc
@@ -397,7 +428,9 @@ class Restricted(Mechanism):
             u, Lu = xp / s, np.log(xp) - ls
             Z = xp + A
             z, Lz = Z / s, np.log(np.abs(Z)) - ls
-            near = Lu - np.maximum(Lc, 0.0) <= np.log(1e-5)  # z does not resolve u: the Taylor series
+            near = Lu - np.maximum(Lc, 0.0) <= np.log(
+                1e-5
+            )  # z does not resolve u: the Taylor series
             right = c >= kit.median
             # right of the median: D = lS(z) - lS(c) <= 0
             lh = kit.log_h(c, Lc)
@@ -406,7 +439,9 @@ class Restricted(Mechanism):
             D_near = -np.exp(Lu + lh) * (1 + ug / 2)
             D = np.where(near, D_near, kit.dS(c, Lc, z, Lz, u, Lu))
             D = np.minimum(D, 0.0)
-            lcdf_r = np.where(-D > 1e-300, np.log(-np.expm1(D)), Lu + lh + np.log1p(ug / 2))
+            lcdf_r = np.where(
+                -D > 1e-300, np.log(-np.expm1(D)), Lu + lh + np.log1p(ug / 2)
+            )
             lpdf_r = np.where(near, lh + ug, kit.log_h(z, Lz)) - ls + D
             # left of it: E = lF(z) - lF(c) >= 0
             lFc, lSc = kit.lF(c, Lc), kit.lS(c, Lc)
@@ -414,18 +449,29 @@ class Restricted(Mechanism):
             sgl, lgl = kit.g_left(c, Lc)
             ugl = sgl * np.exp(Lu + lgl)
             E = np.exp(Lu + lk) * (1 + ugl / 2)
-            em1 = np.where(E > 1.0, E + np.log(-np.expm1(-E)),
-                           np.where(E > 1e-300, np.log(np.expm1(E)), Lu + lk + np.log1p(ugl / 2)))
+            em1 = np.where(
+                E > 1.0,
+                E + np.log(-np.expm1(-E)),
+                np.where(E > 1e-300, np.log(np.expm1(E)), Lu + lk + np.log1p(ugl / 2)),
+            )
             lcdf_near = np.where(lFc == -np.inf, -np.inf, lFc + em1 - lSc)
             lpdf_near = np.where(lFc == -np.inf, -np.inf, lk + ugl + lFc + E - lSc)
             lFz, lSz = kit.lF(z, Lz), kit.lS(z, Lz)
             dF = np.maximum(kit.dF(c, Lc, z, Lz, u, Lu), 0.0)
             below = lFz + np.log(-np.expm1(-dF)) - lSc  # z left of the median too
             half = np.log(0.5)
-            across = np.log(0.5 * -np.expm1(lFc - half) + 0.5 * -np.expm1(lSz - half)) - lSc
-            lcdf_far = np.where(z <= kit.median, np.where(lFz == -np.inf, -np.inf, below), across)
+            across = (
+                np.log(0.5 * -np.expm1(lFc - half) + 0.5 * -np.expm1(lSz - half)) - lSc
+            )
+            lcdf_far = np.where(
+                z <= kit.median, np.where(lFz == -np.inf, -np.inf, below), across
+            )
             lcdf_l = np.minimum(np.where(near, lcdf_near, lcdf_far), 0.0)
-            lsf_l = np.where(near | (z <= kit.median), np.log1p(-np.exp(lcdf_l)), np.minimum(lSz - lSc, 0.0))
+            lsf_l = np.where(
+                near | (z <= kit.median),
+                np.log1p(-np.exp(lcdf_l)),
+                np.minimum(lSz - lSc, 0.0),
+            )
             lpdf_l = np.where(near, lpdf_near, kit.lpdf(z, Lz) - lSc) - ls
             logcdf = np.where(right, lcdf_r, lcdf_l)
             logsf = np.where(right, D, lsf_l)
@@ -435,7 +481,13 @@ class Restricted(Mechanism):
         logcdf = np.where(top, 0.0, np.where(inside, logcdf, -np.inf))
         logsf = np.where(top, -np.inf, np.where(inside, logsf, 0.0))
         logpdf = np.where(inside & ~top, logpdf, -np.inf)
-        return {"logcdf": logcdf, "logsf": logsf, "logpdf": logpdf, "cdf": np.exp(logcdf), "sf": np.exp(logsf)}
+        return {
+            "logcdf": logcdf,
+            "logsf": logsf,
+            "logpdf": logpdf,
+            "cdf": np.exp(logcdf),
+            "sf": np.exp(logsf),
+        }
 
     def max_abs_bias(self):
         """``sup_{q >= 0} |bias(q)| = max(|bias(0)|, |μ|)``, exactly.
@@ -452,7 +504,11 @@ class Restricted(Mechanism):
         u = check.probability_array("p", p)
         q = self._q(q)
         with np.errstate(invalid="ignore"):
-            z = np.where(u <= 0.5, self.base.ppf(np.minimum(u, 0.5)), self.base.isf(np.maximum(1 - u, 0.0)))
+            z = np.where(
+                u <= 0.5,
+                self.base.ppf(np.minimum(u, 0.5)),
+                self.base.isf(np.maximum(1 - u, 0.0)),
+            )
         return _float(q + z)
 
     def _ppf(self, p, q):
@@ -469,7 +525,9 @@ class Restricted(Mechanism):
         """Quantiles to the last bits of the log-space ``Restricted._law``: the fast ``_ppf`` as a start, then Newton
         steps on ``logcdf(x) = log p`` (``logsf(x) = log(1 - p)`` above the median); points that do not settle
         (a start that is 0 or inf) go to bisection over the doubles (``Mechanism.ppf``)."""
-        p, q = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(q, dtype=float))
+        p, q = np.broadcast_arrays(
+            np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+        )
         with np.errstate(all="ignore"):
             x = np.asarray(self._ppf(p, q), dtype=float)
             lower = p <= 0.5
@@ -478,7 +536,11 @@ class Restricted(Mechanism):
             for _ in range(6):
                 law = self._law(x, q)
                 r = np.where(lower, law["logcdf"], law["logsf"]) - target
-                slope = np.where(lower, np.exp(law["logpdf"] - law["logcdf"]), -np.exp(law["logpdf"] - law["logsf"]))
+                slope = np.where(
+                    lower,
+                    np.exp(law["logpdf"] - law["logcdf"]),
+                    -np.exp(law["logpdf"] - law["logsf"]),
+                )
                 done = np.abs(r) <= 1e-13 * np.maximum(1.0, np.abs(target))
                 step = np.where(done, 0.0, r / slope)
                 ok = np.isfinite(step) & np.isfinite(x) & (x > 0)
@@ -509,7 +571,9 @@ class Restricted(Mechanism):
             upper = self.base.isf(np.maximum((1 - u) * Sc, 0.0))
             z = np.where(target <= 0.5, lower, upper)
             out = q + np.maximum(z, c)
-        far = (~np.isfinite(out) | (Sc < 1e-290)) & (u < 1)  # (u = 1: the support's end, inf)
+        far = (~np.isfinite(out) | (Sc < 1e-290)) & (
+            u < 1
+        )  # (u = 1: the support's end, inf)
         if far.any():
             out = np.array(out, dtype=float)
             out[far] = self._far_ppf(u[far], q[far])
@@ -528,16 +592,29 @@ class Restricted(Mechanism):
         for k, qv in enumerate(values):
             sel = which == k
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                e = -np.log1p(-u[sel])  # the draws' standard exponential (inf at u = 1: the support's end)
+                e = -np.log1p(
+                    -u[sel]
+                )  # the draws' standard exponential (inf at u = 1: the support's end)
                 cw = (-qv - loc) / s
                 logS = self._std_log("logsf", cw) if np.isfinite(cw) else -np.inf
                 width = self._local_width(cw, right=True) if np.isfinite(cw) else None
                 resolved = width is None or width >= 1e13 * float(np.spacing(abs(cw)))
                 if np.isfinite(logS) and resolved:
-                    w = _invert_cdf(lambda x, p: self._std.logsf(x) <= p, logS - e, _below(cw), np.inf)
+                    w = _invert_cdf(
+                        lambda x, p: self._std.logsf(x) <= p,
+                        logS - e,
+                        _below(cw),
+                        np.inf,
+                    )
                     out[sel] = s * (w - cw)
                 else:
-                    log_m = np.log(width) if width is not None else self._right_excess(cw, np.log(abs(qv + loc)) - np.log(s))[0]
+                    log_m = (
+                        np.log(width)
+                        if width is not None
+                        else self._right_excess(cw, np.log(abs(qv + loc)) - np.log(s))[
+                            0
+                        ]
+                    )
                     out[sel] = np.exp(np.log(s) + log_m) * e
         return np.maximum(out, 0.0)
 
@@ -563,12 +640,16 @@ class Restricted(Mechanism):
             loc, scale = self._loc_scale()
             q = _compact(q)
             if name == "laplace":
-                return Truncated(scale, lower=0.0, upper=np.inf)._sample(q + loc, shape, rng)
+                return Truncated(scale, lower=0.0, upper=np.inf)._sample(
+                    q + loc, shape, rng
+                )
             with np.errstate(over="ignore"):
                 cut = np.clip(-(q + loc) / scale, -1e300, 1e300)
             keep = special.ndtr(-cut)  # P(N >= cut)
             if np.all(keep > 1e-300):
-                u = np.asarray(rng.random(shape))  # a 0-d array, not a float, when shape is ()
+                u = np.asarray(
+                    rng.random(shape)
+                )  # a 0-d array, not a float, when shape is ()
                 np.subtract(1.0, u, out=u)  # in (0, 1]: ndtri(0) would be -inf
                 u *= keep
                 z = np.asarray(special.ndtri(u))
@@ -576,7 +657,9 @@ class Restricted(Mechanism):
                 z += loc
                 z += q
                 return np.maximum(z, 0.0, out=z)
-            return scale * _normal_excess(np.broadcast_to(cut, shape), rng.random(shape))
+            return scale * _normal_excess(
+                np.broadcast_to(cut, shape), rng.random(shape)
+            )
         u = (rng.integers(0, 2**53, size=shape) + 0.5) / 2.0**53
         if self._law_by_bisection():
             return self._exact_ppf(u, np.broadcast_to(q, shape))
@@ -585,7 +668,9 @@ class Restricted(Mechanism):
     def _loc_scale(self):
         """``(loc, scale)`` of a Laplace or normal base: its mean, and its std over √2 or 1."""
         _, loc, scale = self.base.dist._parse_args(*self.base.args, **self.base.kwds)
-        return float(loc), float(scale)  # not std()/√2: the variance underflows for scales below 1e-154
+        return float(loc), float(
+            scale
+        )  # not std()/√2: the variance underflows for scales below 1e-154
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):
@@ -599,22 +684,42 @@ class Restricted(Mechanism):
         """
         name = self.base.dist.name
         if name not in ("laplace", "norm") or self.base.dist.numargs:
-            raise NotImplementedError(f"Restricted is audited for Laplace and normal bases only, got {name!r}")
+            raise NotImplementedError(
+                f"Restricted is audited for Laplace and normal bases only, got {name!r}"
+            )
         params = dict(zip(("loc", "scale"), self.base.args))
         params.update(self.base.kwds)
         loc, s = float(params.get("loc", 0.0)), float(params.get("scale", 1.0))
         if name == "laplace":
-            return union_description(s, [0.0], [np.inf], shift=loc, worst_pairs=corner_pairs((-loc, np.inf)))
+            return union_description(
+                s, [0.0], [np.inf], shift=loc, worst_pairs=corner_pairs((-loc, np.inf))
+            )
         base = self.base
 
         def enclosure(x, y):  # the centre and N(q) = P(q + X >= 0) increase with q
             x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-            return x + loc, y + loc, np.full(x.shape, s), np.full(x.shape, s), base.logsf(-x), base.logsf(-y)
+            return (
+                x + loc,
+                y + loc,
+                np.full(x.shape, s),
+                np.full(x.shape, s),
+                base.logsf(-x),
+                base.logsf(-y),
+            )
 
-        return PrivacyDescription(center=lambda q: np.asarray(q) + loc, scale=lambda q: np.full(np.shape(q), s),
-                                  shape="gauss", pieces=((0.0, np.inf),), log_norm=lambda q: base.logsf(-np.asarray(q)),
-                                  landmarks=(-loc,), length=s, to_q=lambda t: t - loc, lipschitz=None,
-                                  enclosure=enclosure)
+        return PrivacyDescription(
+            center=lambda q: np.asarray(q) + loc,
+            scale=lambda q: np.full(np.shape(q), s),
+            shape="gauss",
+            pieces=((0.0, np.inf),),
+            log_norm=lambda q: base.logsf(-np.asarray(q)),
+            landmarks=(-loc,),
+            length=s,
+            to_q=lambda t: t - loc,
+            lipschitz=None,
+            enclosure=enclosure,
+            center_shift=loc,
+        )
 
 
 _GL = np.polynomial.legendre.leggauss(40)
@@ -629,11 +734,6 @@ _GL = np.polynomial.legendre.leggauss(40)
 # ``u`` known exactly (``u, Lu``).  Symmetric kits get the left tail by reflection.
 
 _BIG = 1e10  # beyond, the tails are their asymptotic series (relative corrections below 1e-20)
-
-
-def _log(x):
-    with np.errstate(divide="ignore"):
-        return np.log(x)
 
 
 class _Symmetric:
@@ -705,7 +805,11 @@ class _LogisticTail(_Symmetric):
 
     def dS(self, c, Lc, z, Lz, u, Lu):
         # lS(w) = -w - log1p(e^-w) for w >= 0: the difference is -u exactly, plus the small logs
-        far = -u - np.log1p(np.exp(-np.maximum(z, 0.0))) + np.log1p(np.exp(-np.maximum(c, 0.0)))
+        far = (
+            -u
+            - np.log1p(np.exp(-np.maximum(z, 0.0)))
+            + np.log1p(np.exp(-np.maximum(c, 0.0)))
+        )
         return np.where(c >= 0, far, self.lS(z, Lz) - self.lS(c, Lc))
 
 
@@ -721,7 +825,11 @@ class _StudentTail(_Symmetric):
         self._a = a
         self._c0 = -np.log(2 * a) - special.betaln(a, 0.5)
         self._k1 = (a + 0.5) / (a + 1)
-        self._lpdf0 = special.gammaln((self.nu + 1) / 2) - special.gammaln(a) - 0.5 * np.log(self.nu * np.pi)
+        self._lpdf0 = (
+            special.gammaln((self.nu + 1) / 2)
+            - special.gammaln(a)
+            - 0.5 * np.log(self.nu * np.pi)
+        )
         self._law = stats.t(self.nu)
 
     def _log_x(self, L):
@@ -735,26 +843,42 @@ class _StudentTail(_Symmetric):
         return np.where(w > _BIG, far, np.where(w < -_BIG, left, near))
 
     def lpdf(self, w, L):
-        far = self._lpdf0 - (self.nu + 1) / 2 * (2 * L - np.log(self.nu) + np.log1p(self.nu * np.exp(-2 * L)))
-        return np.where(np.abs(w) > _BIG, far, self._law.logpdf(np.clip(w, -_BIG, _BIG)))
+        far = self._lpdf0 - (self.nu + 1) / 2 * (
+            2 * L - np.log(self.nu) + np.log1p(self.nu * np.exp(-2 * L))
+        )
+        return np.where(
+            np.abs(w) > _BIG, far, self._law.logpdf(np.clip(w, -_BIG, _BIG))
+        )
 
     def log_h(self, w, L):
         return self.lpdf(w, L) - self.lS(w, L)
 
     def g(self, w, L):
         # g w = h w + (log f)' w = e^{log h + L} - (ν + 1)/(1 + ν/w²) (about -1 far out); g = (g w)/w
-        gw = np.exp(self.log_h(w, L) + L) - (self.nu + 1) / (1 + self.nu * np.exp(-2 * L))
+        gw = np.exp(self.log_h(w, L) + L) - (self.nu + 1) / (
+            1 + self.nu * np.exp(-2 * L)
+        )
         gw = np.where(w < 0, -gw, gw)  # (g w)/w with the sign of w
         wn = np.clip(w, -_BIG, _BIG)
         gn = np.exp(self.log_h(wn, L)) - (self.nu + 1) * wn / (self.nu + wn * wn)
         far = np.abs(w) > _BIG
-        return np.where(far, np.sign(gw), np.sign(gn)), np.where(far, np.log(np.abs(gw)) - L, np.log(np.abs(gn)))
+        return np.where(far, np.sign(gw), np.sign(gn)), np.where(
+            far, np.log(np.abs(gw)) - L, np.log(np.abs(gn))
+        )
 
     def dS(self, c, Lc, z, Lz, u, Lu):
         # far right both series: a (log x_z - log x_c) with log(z/c) = log1p(u/c) exact
         ratio = np.log1p(np.exp(Lu - Lc))
-        dlx = -2 * ratio - np.log1p(self.nu * np.exp(-2 * Lz)) + np.log1p(self.nu * np.exp(-2 * Lc))
-        far = self._a * dlx + np.log1p(self._k1 * np.exp(self._log_x(Lz))) - np.log1p(self._k1 * np.exp(self._log_x(Lc)))
+        dlx = (
+            -2 * ratio
+            - np.log1p(self.nu * np.exp(-2 * Lz))
+            + np.log1p(self.nu * np.exp(-2 * Lc))
+        )
+        far = (
+            self._a * dlx
+            + np.log1p(self._k1 * np.exp(self._log_x(Lz)))
+            - np.log1p(self._k1 * np.exp(self._log_x(Lc)))
+        )
         return np.where(c > _BIG, far, self.lS(z, Lz) - self.lS(c, Lc))
 
 
@@ -767,15 +891,31 @@ class _GenericTail:
         self.median = float(std.median())
 
     def lS(self, w, L):
-        return self._tail(np.nan_to_num(self.law.logsf(w), nan=-np.inf, posinf=np.inf, neginf=-np.inf), w, right=True)
+        return self._tail(
+            np.nan_to_num(
+                self.law.logsf(w), nan=-np.inf, posinf=np.inf, neginf=-np.inf
+            ),
+            w,
+            right=True,
+        )
 
     def lF(self, w, L):
-        return self._tail(np.nan_to_num(self.law.logcdf(w), nan=-np.inf, posinf=np.inf, neginf=-np.inf), w, right=False)
+        return self._tail(
+            np.nan_to_num(
+                self.law.logcdf(w), nan=-np.inf, posinf=np.inf, neginf=-np.inf
+            ),
+            w,
+            right=False,
+        )
 
     def _tail(self, value, w, right):
         """Where scipy's log-tail is lost (``-inf``) but its density is not: ``log f - log|(log f)'|``, the
         exponential-tail approximation (relative error ``O((log f)''/(log f)'²)``, e.g. ``e^{-w}`` for Gumbel)."""
-        lost = (value == -np.inf) & np.isfinite(w) & ((w > self.median) if right else (w < self.median))
+        lost = (
+            (value == -np.inf)
+            & np.isfinite(w)
+            & ((w > self.median) if right else (w < self.median))
+        )
         if not np.any(lost):
             return value
         slope = self._dlogf(w)
@@ -784,7 +924,9 @@ class _GenericTail:
         return np.where(ok, guess, value)
 
     def lpdf(self, w, L):
-        return np.nan_to_num(self.law.logpdf(w), nan=-np.inf, posinf=np.inf, neginf=-np.inf)
+        return np.nan_to_num(
+            self.law.logpdf(w), nan=-np.inf, posinf=np.inf, neginf=-np.inf
+        )
 
     def log_h(self, w, L):
         return self.lpdf(w, L) - self.lS(w, L)
@@ -797,18 +939,26 @@ class _GenericTail:
         return (self.lpdf(w + d, None) - self.lpdf(w - d, None)) / ((w + d) - (w - d))
 
     def g(self, w, L):
-        g = np.nan_to_num(np.exp(self.log_h(w, L)) + self._dlogf(w), nan=0.0, posinf=0.0, neginf=0.0)
+        g = np.nan_to_num(
+            np.exp(self.log_h(w, L)) + self._dlogf(w), nan=0.0, posinf=0.0, neginf=0.0
+        )
         return np.sign(g), np.log(np.abs(g))
 
     def g_left(self, w, L):
-        g = np.nan_to_num(self._dlogf(w) - np.exp(self.log_k(w, L)), nan=0.0, posinf=0.0, neginf=0.0)
+        g = np.nan_to_num(
+            self._dlogf(w) - np.exp(self.log_k(w, L)), nan=0.0, posinf=0.0, neginf=0.0
+        )
         return np.sign(g), np.log(np.abs(g))
 
     def dS(self, c, Lc, z, Lz, u, Lu):
-        return np.nan_to_num(self.lS(z, Lz) - self.lS(c, Lc), nan=-np.inf, posinf=np.inf, neginf=-np.inf)
+        return np.nan_to_num(
+            self.lS(z, Lz) - self.lS(c, Lc), nan=-np.inf, posinf=np.inf, neginf=-np.inf
+        )
 
     def dF(self, c, Lc, z, Lz, u, Lu):
-        return np.nan_to_num(self.lF(z, Lz) - self.lF(c, Lc), nan=np.inf, posinf=np.inf, neginf=-np.inf)
+        return np.nan_to_num(
+            self.lF(z, Lz) - self.lF(c, Lc), nan=np.inf, posinf=np.inf, neginf=-np.inf
+        )
 
 
 def _normal_excess(cut, u):

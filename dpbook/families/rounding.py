@@ -53,13 +53,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numpy as np
-from ..audit.description import DiscreteDescription
-from ..mechanism import Mechanism
-from ..audit.description import PrivacyDescription
-from .._kernels import validation as check
 
-__all__ = ['Rounded']
+import numpy as np
+
+from .._kernels import validation as check
+from ..audit.description import DiscreteDescription, PrivacyDescription
+from ..mechanism import Mechanism
+
+__all__ = ["Rounded"]
 
 
 #: the most integers one law may be summed over (moments, atoms, expect)
@@ -89,10 +90,12 @@ def _log1mexp(d):
 
 
 class Rounded(Mechanism):
-    """The release ``round(M(q))`` of a dpbook mechanism ``M``: the integer ``k`` with ``M(q)`` in ``(k - 1/2, k + 1/2]``.
+    """The release ``round(M(q))`` of a dpbook mechanism ``M``: the integer ``k`` with ``M(q)`` in ``(k -
+    1/2, k + 1/2]``.
 
     A post-processing of ``M`` with integer outputs (module docstring for the tie convention, the
-    accuracy of the masses, the moments' tail bound and the exact privacy audit):
+    accuracy of the masses, the moments' tail bound and the privacy audit: exact on a finite support, the
+    base's ε as an upper bound on an infinite one, e.g. a rounded :class:`dpbook.Laplace`):
     ``pmf(k, q) = F(k + 1/2) - F(k - 1/2)`` with ``F`` the base's cdf.  Part V compares it with the
     discrete mechanisms for counts (:class:`dpbook.DiscreteBIT`, :class:`dpbook.DiscreteTruncated`).
 
@@ -101,7 +104,7 @@ class Rounded(Mechanism):
     mechanism : Mechanism
         The base family (any :class:`dpbook.Mechanism`); its domain is the rounded release's domain.  The
         true values are counts: integers of that domain (validated by the base, then as integers), so
-        that the exact audit over integer true values is the whole truth.
+        that an audit over integer true values is the whole truth.
 
     Examples
     --------
@@ -118,13 +121,15 @@ class Rounded(Mechanism):
     dtype('int64')
     """
 
-    #: true values and releases are integers (:mod:`dpbook.inference.intervals` inverts the law over integer ``q``)
+    #: true values and releases are integers (``dpbook.inference.intervals`` inverts the law over integer ``q``)
     integer_valued = True
 
     def __init__(self, mechanism):
         if not isinstance(mechanism, Mechanism):
-            raise ValueError(f"mechanism must be a dpbook.Mechanism (e.g. dpbook.BIT(1.0, lower=0, upper=10)), "
-                             f"got {mechanism!r}")
+            raise ValueError(
+                f"mechanism must be a dpbook.Mechanism (e.g. dpbook.BIT(1.0, lower=0, upper=10)), "
+                f"got {mechanism!r}"
+            )
         self.mechanism = mechanism
 
     def __repr__(self):
@@ -143,13 +148,19 @@ class Rounded(Mechanism):
         return (lo, hi)
 
     def _q(self, q):
-        return check.integer_array("q", self.mechanism._q(q),
-                                   why=" (Rounded releases a count; its audit is over integer true values)")
+        return check.integer_array(
+            "q",
+            self.mechanism._q(q),
+            why=" (Rounded releases a count; its audit is over integer true values)",
+        )
 
     def stochastic_order(self):
         """Rounding is a nondecreasing map, so the base's stochastic order carries over."""
         flag, why = self.mechanism.stochastic_order()
-        return flag, f"rounding (a nondecreasing map) of {type(self.mechanism).__name__}: {why}"
+        return (
+            flag,
+            f"rounding (a nondecreasing map) of {type(self.mechanism).__name__}: {why}",
+        )
 
     # --- the law -------------------------------------------------------------------------------
     def _cell(self, x, q):
@@ -172,8 +183,11 @@ class Rounded(Mechanism):
             lower_side = lf_hi <= ls_lo
             from_cdf = lf_hi + _log1mexp(np.minimum(lf_lo - lf_hi, 0.0))
             from_sf = ls_lo + _log1mexp(np.minimum(ls_hi - ls_lo, 0.0))
-            out = np.where(lower_side, np.where(lf_hi == -np.inf, -np.inf, from_cdf),
-                           np.where(ls_lo == -np.inf, -np.inf, from_sf))
+            out = np.where(
+                lower_side,
+                np.where(lf_hi == -np.inf, -np.inf, from_cdf),
+                np.where(ls_lo == -np.inf, -np.inf, from_sf),
+            )
         return np.where(ok, out, -np.inf)
 
     def _pmf(self, x, q):
@@ -184,25 +198,36 @@ class Rounded(Mechanism):
         """``P(round(M(q)) <= x) = F(⌊x⌋ + 1/2)``."""
         k, x, q = self._cell(x, q)
         with np.errstate(invalid="ignore"):
-            out = np.asarray(self.mechanism.cdf(np.where(np.isfinite(k), k + 0.5, 0.0), q), dtype=float)
+            out = np.asarray(
+                self.mechanism.cdf(np.where(np.isfinite(k), k + 0.5, 0.0), q),
+                dtype=float,
+            )
         return np.where(k == -np.inf, 0.0, np.where(k == np.inf, 1.0, out))
 
     def _sf(self, x, q):
         """``P(round(M(q)) > x) = S(⌊x⌋ + 1/2)``, from the base's survival function (tail accuracy)."""
         k, x, q = self._cell(x, q)
-        out = np.asarray(self.mechanism.sf(np.where(np.isfinite(k), k + 0.5, 0.0), q), dtype=float)
+        out = np.asarray(
+            self.mechanism.sf(np.where(np.isfinite(k), k + 0.5, 0.0), q), dtype=float
+        )
         return np.where(k == -np.inf, 1.0, np.where(k == np.inf, 0.0, out))
 
     def _logcdf(self, x, q):
         k, x, q = self._cell(x, q)
         with np.errstate(divide="ignore"):
-            out = np.asarray(self.mechanism.logcdf(np.where(np.isfinite(k), k + 0.5, 0.0), q), dtype=float)
+            out = np.asarray(
+                self.mechanism.logcdf(np.where(np.isfinite(k), k + 0.5, 0.0), q),
+                dtype=float,
+            )
         return np.where(k == -np.inf, -np.inf, np.where(k == np.inf, 0.0, out))
 
     def _logsf(self, x, q):
         k, x, q = self._cell(x, q)
         with np.errstate(divide="ignore"):
-            out = np.asarray(self.mechanism.logsf(np.where(np.isfinite(k), k + 0.5, 0.0), q), dtype=float)
+            out = np.asarray(
+                self.mechanism.logsf(np.where(np.isfinite(k), k + 0.5, 0.0), q),
+                dtype=float,
+            )
         return np.where(k == -np.inf, 0.0, np.where(k == np.inf, -np.inf, out))
 
     #: the law has no continuous part: the integer-valued families' ``-inf`` and 0 everywhere
@@ -213,10 +238,14 @@ class Rounded(Mechanism):
     def _atoms(self, q):
         """Every integer of a finite support with its mass (at one true value)."""
         if q.ndim:
-            raise ValueError(f"q must be a single true value for atoms, got shape {q.shape}")
+            raise ValueError(
+                f"q must be a single true value for atoms, got shape {q.shape}"
+            )
         lo, hi = self.support
         if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo >= _MAX_CELLS:
-            raise ValueError(f"the law of {self!r} has too many atoms to list; use pmf(k, q)")
+            raise ValueError(
+                f"the law of {self!r} has too many atoms to list; use pmf(k, q)"
+            )
         k = np.arange(lo, hi + 1.0)
         return list(zip(k.tolist(), np.asarray(self.pmf(k, q)).tolist()))
 
@@ -224,11 +253,18 @@ class Rounded(Mechanism):
     def _tail_bound(self):
         """``(m(q), s, log N(q), atoms)`` of the base's Laplace-kernel description, or ValueError."""
         desc = self.mechanism.privacy_description()
-        if not (isinstance(desc, PrivacyDescription) and desc.exact and desc.shape == "laplace"
-                and desc.uniform and not desc.log_output):
-            raise ValueError(f"the moments of {self!r} need a proved tail bound on its infinite support: "
-                             "the base must describe its law as a Laplace kernel of one scale "
-                             "(privacy_description()); this one does not")
+        if not (
+            isinstance(desc, PrivacyDescription)
+            and desc.exact
+            and desc.shape == "laplace"
+            and desc.uniform
+            and not desc.log_output
+        ):
+            raise ValueError(
+                f"the moments of {self!r} need a proved tail bound on its infinite support: "
+                "the base must describe its law as a Laplace kernel of one scale "
+                "(privacy_description()); this one does not"
+            )
         return desc
 
     def _window(self, q):
@@ -239,16 +275,23 @@ class Rounded(Mechanism):
             qa = np.asarray(q, dtype=float)
             m = float(np.asarray(desc.center(qa)))
             s = float(np.asarray(desc.scale(qa)))
-            log_n = 0.0 if desc.log_norm is None else float(np.asarray(desc.log_norm(qa)))
-            atoms = [(float(t), float(np.asarray(log_mass(qa)))) for t, log_mass, *_ in desc.atoms]
+            log_n = (
+                0.0 if desc.log_norm is None else float(np.asarray(desc.log_norm(qa)))
+            )
+            atoms = [
+                (float(t), float(np.asarray(log_mass(qa))))
+                for t, log_mass, *_ in desc.atoms
+            ]
             c = float(_round_half_down(np.clip(float(q), lo, hi)))
             a = max(lo, c - self._reach(-1.0, c, m, s, log_n, atoms, q))
             b = min(hi, c + self._reach(1.0, c, m, s, log_n, atoms, q))
         else:
             a, b = lo, hi
         if b - a + 1 > _MAX_CELLS:
-            raise ValueError(f"the moments of {self!r} at q={q!r} would sum {b - a + 1:.3g} integers; "
-                             f"the limit is {_MAX_CELLS}")
+            raise ValueError(
+                f"the moments of {self!r} at q={q!r} would sum {b - a + 1:.3g} integers; "
+                f"the limit is {_MAX_CELLS}"
+            )
         return a, b
 
     def _reach(self, sign, c, m, s, log_n, atoms, q):
@@ -259,18 +302,33 @@ class Rounded(Mechanism):
         d = max(sign * (m - c), 0.0) + 1.0
         for _ in range(2100):
             du = d + 1.0  # |t - u| = K + 1 with u = c - sign/2, t = c + sign (K + 1/2)
-            terms = [-(d + sign * (c - m)) / s - math.log(2.0) - log_n + math.log(du * du + 2 * s * du + 2 * s * s)]
-            terms += [lm + 2 * math.log(abs(t - c) + 0.5) for t, lm in atoms if sign * (t - c) > d]
+            terms = [
+                -(d + sign * (c - m)) / s
+                - math.log(2.0)
+                - log_n
+                + math.log(du * du + 2 * s * du + 2 * s * s)
+            ]
+            terms += [
+                lm + 2 * math.log(abs(t - c) + 0.5)
+                for t, lm in atoms
+                if sign * (t - c) > d
+            ]
             if max(terms) + math.log(len(terms)) <= target:
                 return math.ceil(d)
             d = max(d * 1.5, d + s)
-        raise ValueError(f"no tail bound found for {self!r} at q={q!r}")  # pragma: no cover
+        raise ValueError(
+            f"no tail bound found for {self!r} at q={q!r}"
+        )  # pragma: no cover
 
     def _sums(self, q):
         """``(bias, variance, mse)`` at each true value (exact sums; module docstring)."""
         if self.mechanism.integer_valued:  # rounding an integer is the identity
             base = self.mechanism
-            return [np.asarray(base.bias(q)), np.asarray(base.variance(q)), np.asarray(base.mse(q))]
+            return [
+                np.asarray(base.bias(q)),
+                np.asarray(base.variance(q)),
+                np.asarray(base.mse(q)),
+            ]
         flat = np.ravel(q)
         out = np.empty((3, flat.size))
         for i, qi in enumerate(flat):
@@ -338,13 +396,20 @@ class Rounded(Mechanism):
 
             def log_ratio(k, q1, q2):
                 with np.errstate(invalid="ignore"):
-                    return np.asarray(self.logpmf(k, q1), dtype=float) - np.asarray(self.logpmf(k, q2), dtype=float)
+                    return np.asarray(self.logpmf(k, q1), dtype=float) - np.asarray(
+                        self.logpmf(k, q2), dtype=float
+                    )
 
             def outputs(q1, q2):
                 shape = np.broadcast(np.asarray(q1), np.asarray(q2)).shape
                 return np.broadcast_to(support_k, shape + support_k.shape)
 
-            return DiscreteDescription(log_ratio=log_ratio, logpmf=self.logpmf, support=(lo, hi), outputs=outputs)
+            return DiscreteDescription(
+                log_ratio=log_ratio,
+                logpmf=self.logpmf,
+                support=(lo, hi),
+                outputs=outputs,
+            )
         desc = self.mechanism.privacy_description()
         if isinstance(desc, DiscreteDescription):
             return desc

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import special
-from ..mechanism import Mechanism
-from .._kernels.arrays import _float
-from .._kernels.laplace import _laplace_cdf
-from .._kernels.laplace import _laplace_logpdf
-from .._kernels.laplace import _laplace_sf
-from .._kernels.laplace import _piece_log_mass
-from .._kernels import validation as check
-from ..audit.description import corner_pairs
-from ..audit.description import laplace_description
 
-__all__ = ['StepPostProcessed', 'laplace_cell_masses']
+from .._kernels import validation as check
+from .._kernels.arrays import _float
+from .._kernels.laplace import (
+    _laplace_cdf,
+    _laplace_logpdf,
+    _laplace_sf,
+    _piece_log_mass,
+)
+from ..audit.description import corner_pairs, laplace_description
+from ..mechanism import Mechanism
+
+__all__ = ["StepPostProcessed", "laplace_cell_masses"]
 
 
 def laplace_cell_masses(q, edges, scale):
@@ -51,14 +53,17 @@ def laplace_cell_masses(q, edges, scale):
 
 
 def _tail_moments(q, s, scale, units=False):
-    """``P``, ``E[L; L > t]``, ``E[L^2; L > t]`` of ``L = L_b`` above ``t = s - q`` (the last two over ``b``, ``b²`` if ``units``)."""
+    """``P``, ``E[L; L > t]``, ``E[L^2; L > t]`` of ``L = L_b`` above ``t = s - q`` (the last two over ``b``,
+    ``b²`` if ``units``)."""
     t = s - np.asarray(q, dtype=float)
     a = np.abs(t)
     with np.errstate(over="ignore"):
         half = 0.5 * np.exp(-a / scale)
     p = np.where(t >= 0, half, 1.0 - half)
     root = np.sqrt(half)
-    with np.errstate(over="ignore"):  # in units of b^2, scaled last: a far tail gives 0, not inf * 0 or inf - inf
+    with np.errstate(
+        over="ignore"
+    ):  # in units of b^2, scaled last: a far tail gives 0, not inf * 0 or inf - inf
         z = np.minimum(a / scale, 1e300)  # beyond, the tail mass is 0 anyway
         inner = (z * root) ** 2 + 2 * (z * half) + 2 * half
         m2 = np.where(t >= 0, inner, 2 - inner)
@@ -75,14 +80,20 @@ def _step_args(q, edges, values, shift, scale):
     e = check.finite_array("edges", edges).ravel()
     v = check.finite_array("values", values).ravel()
     if e.size < 1 or np.any(np.diff(e) <= 0):
-        raise ValueError(f"edges must be a non-empty increasing sequence, got {edges!r}")
+        raise ValueError(
+            f"edges must be a non-empty increasing sequence, got {edges!r}"
+        )
     if v.size != e.size:
-        raise ValueError(f"values must have len(edges) = {e.size} entries, got {v.size}")
+        raise ValueError(
+            f"values must have len(edges) = {e.size} entries, got {v.size}"
+        )
     if np.any(v < 0):
         raise ValueError(f"values must be >= 0, got min {v.min()!r}")
     d = check.finite("shift", shift)
     if d > e[-1]:
-        raise ValueError(f"shift must be <= the last edge {e[-1]!r} (so that phi >= 0), got {shift!r}")
+        raise ValueError(
+            f"shift must be <= the last edge {e[-1]!r} (so that phi >= 0), got {shift!r}"
+        )
     return q, e, v, d, b
 
 
@@ -90,15 +101,27 @@ def _bias(q, e, v, d, b):
     s = e[-1]
     cells = laplace_cell_masses(q, e, b) @ v
     with np.errstate(over="ignore"):
-        return cells + (s - d) * _laplace_sf(s, q, b) + np.maximum(s - q, 0.0) + 0.5 * b * np.exp(-np.abs(q - s) / b) - s
+        return (
+            cells
+            + (s - d) * _laplace_sf(s, q, b)
+            + np.maximum(s - q, 0.0)
+            + 0.5 * b * np.exp(-np.abs(q - s) / b)
+            - s
+        )
 
 
 def _mse(q, e, v, d, b):
     p, m1, m2 = _tail_moments(q, e[-1], b)
-    with np.errstate(over="ignore"):  # an MSE beyond the doubles is inf; a cell of no mass adds 0, not inf * 0
-        cells = np.sum((np.sqrt(laplace_cell_masses(q, e, b)) * (v - q[..., None])) ** 2, axis=-1)
+    with np.errstate(
+        over="ignore"
+    ):  # an MSE beyond the doubles is inf; a cell of no mass adds 0, not inf * 0
+        cells = np.sum(
+            (np.sqrt(laplace_cell_masses(q, e, b)) * (v - q[..., None])) ** 2, axis=-1
+        )
     with np.errstate(over="ignore", invalid="ignore"):
-        return cells + np.nan_to_num((np.sqrt(p) * d) ** 2 - 2 * d * m1 + m2, nan=np.inf, posinf=np.inf)
+        return cells + np.nan_to_num(
+            (np.sqrt(p) * d) ** 2 - 2 * d * m1 + m2, nan=np.inf, posinf=np.inf
+        )
 
 
 class StepPostProcessed(Mechanism):
@@ -106,7 +129,8 @@ class StepPostProcessed(Mechanism):
 
     ``φ = values[k]`` on ``(e_{k-1}, e_k]`` (``e_{-1} = -inf``), ``φ(x) = x - shift`` beyond ``e_n``.
     Being a post-processing of the Laplace mechanism it is ε-DP whenever ``b = Δ/ε``.  Bias and MSE
-    are exact (:meth:`StepPostProcessed.bias`, :meth:`StepPostProcessed.mse`); the law has an atom at each distinct value and
+    are exact (``StepPostProcessed.bias``, ``StepPostProcessed.mse``); the law has an atom at each
+    distinct value and
     the shifted Laplace density beyond ``e_n - shift``.  Its quantiles (``ppf``, ``isf``) have no closed
     form: they are :meth:`Mechanism.ppf`'s exact bisection on the cdf, which lands on the atoms exactly.
 
@@ -115,7 +139,7 @@ class StepPostProcessed(Mechanism):
     scale : float
         ``b > 0``.
     edges, values, shift
-        As in :meth:`StepPostProcessed.bias`.
+        As in ``StepPostProcessed.bias``.
 
     Examples
     --------
@@ -127,8 +151,14 @@ class StepPostProcessed(Mechanism):
     def stochastic_order(self):
         v, e = self.values, self.edges
         if np.all(np.diff(v) >= 0) and v[-1] <= e[-1] - self.shift:
-            return True, "a nondecreasing step map (with its linear tail) of the Laplace location family"
-        return False, "its step map is not nondecreasing (values decrease, or the tail starts below the last value)"
+            return (
+                True,
+                "a nondecreasing step map (with its linear tail) of the Laplace location family",
+            )
+        return (
+            False,
+            "its step map is not nondecreasing (values decrease, or the tail starts below the last value)",
+        )
 
     def score_bound(self):
         return 1.0, self.scale
@@ -160,7 +190,11 @@ class StepPostProcessed(Mechanism):
         s = e[-1]
         with np.errstate(over="ignore"):
             excess = np.maximum(q - s, 0.0) + 0.5 * b * np.exp(-np.abs(q - s) / b)
-            return laplace_cell_masses(q, e, b) @ v + (s - d) * _laplace_sf(s, q, b) + excess
+            return (
+                laplace_cell_masses(q, e, b) @ v
+                + (s - d) * _laplace_sf(s, q, b)
+                + excess
+            )
 
     def _variance(self, q):
         """``Σ_k m_k (values[k] - μ)^2 + E[(L_b - t)^2; L_b > s - q]`` with ``t = μ + shift - q``: about the mean,
@@ -175,7 +209,11 @@ class StepPostProcessed(Mechanism):
             gaps = self.values - mu[..., None]
             u = np.maximum(np.maximum(b, np.abs(t)), np.max(np.abs(gaps), axis=-1))
             r = b / u
-            cells = np.sum((np.sqrt(laplace_cell_masses(q, self.edges, b)) * (gaps / u[..., None])) ** 2, axis=-1)
+            cells = np.sum(
+                (np.sqrt(laplace_cell_masses(q, self.edges, b)) * (gaps / u[..., None]))
+                ** 2,
+                axis=-1,
+            )
             tail = (m2 * r) * r - 2 * (t / u) * (m1 * r) + (t / u * np.sqrt(p)) ** 2
             return u * (u * np.maximum(cells + np.nan_to_num(tail, nan=0.0), 0.0))
 
@@ -185,8 +223,11 @@ class StepPostProcessed(Mechanism):
         steps = np.sum(masses * (self.values <= x[..., None]), axis=-1)
         s = self.edges[-1]
         top = np.maximum(x + self.shift, s)
-        line = np.where(q >= s, _laplace_cdf(top, q, self.scale) - _laplace_cdf(s, q, self.scale),
-                        _laplace_sf(s, q, self.scale) - _laplace_sf(top, q, self.scale))
+        line = np.where(
+            q >= s,
+            _laplace_cdf(top, q, self.scale) - _laplace_cdf(s, q, self.scale),
+            _laplace_sf(s, q, self.scale) - _laplace_sf(top, q, self.scale),
+        )
         return np.clip(steps + line, 0.0, 1.0)
 
     def _log_tail(self, x, q, upper):
@@ -199,10 +240,22 @@ class StepPostProcessed(Mechanism):
         taken = (self.values > x[..., None]) if upper else (self.values <= x[..., None])
         s = float(self.edges[-1])
         cut = np.maximum(x + self.shift, s)
-        line = (np.where(cut < np.inf, _piece_log_mass(q, self.scale, np.where(cut < np.inf, cut, s), np.inf), -np.inf)
-                if upper
-                else np.where(cut > s, _piece_log_mass(q, self.scale, s, np.where(cut > s, cut, np.inf)), -np.inf))
-        parts = np.concatenate([np.where(taken, cells, -np.inf), line[..., None]], axis=-1)
+        line = (
+            np.where(
+                cut < np.inf,
+                _piece_log_mass(q, self.scale, np.where(cut < np.inf, cut, s), np.inf),
+                -np.inf,
+            )
+            if upper
+            else np.where(
+                cut > s,
+                _piece_log_mass(q, self.scale, s, np.where(cut > s, cut, np.inf)),
+                -np.inf,
+            )
+        )
+        parts = np.concatenate(
+            [np.where(taken, cells, -np.inf), line[..., None]], axis=-1
+        )
         return np.minimum(special.logsumexp(parts, axis=-1), 0.0)
 
     def _logcdf(self, x, q):
@@ -229,7 +282,12 @@ class StepPostProcessed(Mechanism):
         masses = laplace_cell_masses(q, self.edges, self.scale)
         out = []
         for value in np.unique(self.values):
-            out.append((float(value), _float(np.sum(masses[..., self.values == value], axis=-1))))
+            out.append(
+                (
+                    float(value),
+                    _float(np.sum(masses[..., self.values == value], axis=-1)),
+                )
+            )
         return out
 
     def _sample(self, q, shape, rng):

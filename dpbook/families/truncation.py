@@ -23,24 +23,21 @@ fast 5000 scales outside the interval as inside it.
 from __future__ import annotations
 
 import numpy as np
+
+from .._kernels.arrays import _compact, _float
+from .._kernels.laplace import (
+    _clip_parts,
+    _half_mass,
+    _laplace_logpdf,
+    _log_two_n,
+    _piece_log_mass,
+    _quantile_in_place,
+    _truncated_moments_units,
+)
+from ..audit.description import corner_pairs, union_description
 from ..mechanism import IntervalMechanism
-from .._kernels.laplace import _clip_parts
-from .._kernels.arrays import _compact
-from .._kernels.arrays import _float
-from .._kernels.laplace import _half_mass
-from .._kernels.laplace import _laplace_logpdf
-from .._kernels.laplace import _log_two_n
-from .._kernels.laplace import _piece_log_mass
-from .._kernels.laplace import _quantile_in_place
-from .._kernels.laplace import _truncated_moments_units
-from ..audit.description import corner_pairs
-from ..audit.description import union_description
 
-
-
-__all__ = ['Truncated']
-
-
+__all__ = ["Truncated"]
 
 
 def _truncated_moments(q, scale, lower, upper):
@@ -64,7 +61,11 @@ def _truncated_cdf(x, q, scale, lower=0.0, upper=np.inf):
         top = np.where(xc > lower, xc, upper)
         cp, ap, bp, dp = _clip_parts(c, scale, lower, top)
         part = _log_two_n(cp, ap, bp, scale, lower, top) - dp
-        core = np.where(short, np.exp(np.minimum(part - _log_two_n(c, a, b, scale, lower, upper), 0.0)), core)
+        core = np.where(
+            short,
+            np.exp(np.minimum(part - _log_two_n(c, a, b, scale, lower, upper), 0.0)),
+            core,
+        )
     return np.where(xc <= lower, 0.0, np.where(xc >= upper, 1.0, np.minimum(core, 1.0)))
 
 
@@ -79,12 +80,15 @@ def _truncated_ppf(p, q, scale, lower=0.0, upper=np.inf):
     shape = np.broadcast(p, q).shape
     out = np.array(np.broadcast_to(p, shape), dtype=float)
     with np.errstate(divide="ignore"):
-        x = _quantile_in_place(out, np.clip(q, lower, upper), scale, lower, upper, floor=0.0)
+        x = _quantile_in_place(
+            out, np.clip(q, lower, upper), scale, lower, upper, floor=0.0
+        )
     return np.where(p == 0, lower, np.where(p == 1, upper, x))
 
 
 class Truncated(IntervalMechanism):
-    """Truncation/restriction: ``q + L_b`` conditioned on ``[lower, upper]`` (Liu Definition 2(a); McGlinchey–Mason (8)).
+    """Truncation/restriction: ``q + L_b`` conditioned on ``[lower, upper]`` (Liu Definition 2(a);
+    McGlinchey–Mason (8)).
 
     Parameters
     ----------
@@ -105,7 +109,10 @@ class Truncated(IntervalMechanism):
     bias_monotone = True
 
     def stochastic_order(self):
-        return True, "the Laplace location family conditioned on a fixed set keeps its monotone likelihood ratio"
+        return (
+            True,
+            "the Laplace location family conditioned on a fixed set keeps its monotone likelihood ratio",
+        )
 
     def score_bound(self):
         return 2.0, self.scale
@@ -149,16 +156,32 @@ class Truncated(IntervalMechanism):
         lower, upper = self.lower, self.upper
         x, c = np.broadcast_arrays(x, np.clip(q, lower, upper))
         inside = (x > lower) & (x < upper)
-        xs = np.where(inside, x, 0.5 * lower + 0.5 * upper if np.isfinite(lower + upper) else
-                      (lower + 1.0 if np.isfinite(lower) else upper - 1.0 if np.isfinite(upper) else 0.0))
+        xs = np.where(
+            inside,
+            x,
+            0.5 * lower + 0.5 * upper
+            if np.isfinite(lower + upper)
+            else (
+                lower + 1.0
+                if np.isfinite(lower)
+                else upper - 1.0
+                if np.isfinite(upper)
+                else 0.0
+            ),
+        )
         ends = (lower, xs) if below else (xs, upper)
         with np.errstate(invalid="ignore"):
-            part = _piece_log_mass(c, self.scale, *ends) - _piece_log_mass(c, self.scale, lower, upper)
+            part = _piece_log_mass(c, self.scale, *ends) - _piece_log_mass(
+                c, self.scale, lower, upper
+            )
         full, empty = (x >= upper, x <= lower) if below else (x <= lower, x >= upper)
-        return np.where(full, 0.0, np.where(empty | ~inside, -np.inf, np.minimum(part, 0.0)))
+        return np.where(
+            full, 0.0, np.where(empty | ~inside, -np.inf, np.minimum(part, 0.0))
+        )
 
     def _sf(self, x, q):
-        """``P(M(q) > x)``: the cdf of the reflected law ``-M(q)`` (true value ``-q`` on ``[-upper, -lower]``) at ``-x``."""
+        """``P(M(q) > x)``: the cdf of the reflected law ``-M(q)`` (true value ``-q`` on ``[-upper,
+        -lower]``) at ``-x``."""
         return _truncated_cdf(-x, -q, self.scale, -self.upper, -self.lower)
 
     def _ppf(self, p, q):
@@ -193,11 +216,19 @@ class Truncated(IntervalMechanism):
         """
         if np.isinf(self.lower) and np.isinf(self.upper):
             return 0.0
-        return float(self.bias(self.lower) if np.isfinite(self.lower) else -self.bias(self.upper))
+        return float(
+            self.bias(self.lower) if np.isfinite(self.lower) else -self.bias(self.upper)
+        )
 
     def _sample(self, q, shape, rng):
         u = rng.random(shape)
-        return _quantile_in_place(u, np.clip(_compact(q), self.lower, self.upper), self.scale, self.lower, self.upper)
+        return _quantile_in_place(
+            u,
+            np.clip(_compact(q), self.lower, self.upper),
+            self.scale,
+            self.lower,
+            self.upper,
+        )
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):
@@ -210,4 +241,9 @@ class Truncated(IntervalMechanism):
         at the lowest window, and the other order is the mirror image.  So the worst pair is a corner
         of the domain clipped to ``[lower, upper]``.
         """
-        return union_description(self.scale, [self.lower], [self.upper], worst_pairs=corner_pairs((self.lower, self.upper)))
+        return union_description(
+            self.scale,
+            [self.lower],
+            [self.upper],
+            worst_pairs=corner_pairs((self.lower, self.upper)),
+        )

@@ -41,7 +41,8 @@ is an atom, so the interval is conservative and the randomized one exact.  Betwe
 integers the law can move so much that no ``q`` passes: ``U_q > 1 - α/2`` at ``q`` and ``U_{q+1} < α/2``.
 The randomized interval is then the empty set, returned as ``[q + 1, q]`` (``low = high + 1``): that is
 what keeps its coverage exactly ``level``.  (A non-randomized set empty in the same way would be
-returned as ``[q, q + 1]``, which only adds coverage.)  :func:`interval_coverage` sums the law over the accepted integers and :func:`expected_length` is the sum ``Σ_k P_q(M = k) len(k)``
+returned as ``[q, q + 1]``, which only adds coverage.)  :func:`interval_coverage` sums the law over the
+accepted integers and :func:`expected_length` is the sum ``Σ_k P_q(M = k) len(k)``
 (no quadrature).  True values and releases are kept within ``±2^52`` (there sums of two integers are exact
 doubles); an interval that would reach beyond is refused with a ``ValueError``.
 
@@ -54,17 +55,29 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import special, stats
-from ..mechanism import Mechanism
-from .._kernels.arrays import _below
-from .._kernels.arrays import _float
-from .._kernels.arrays import _invert_cdf
-from .._kernels import validation as check
 
-__all__ = ['ConfidenceInterval', 'confidence_interval', 'randomized_interval', 'interval_coverage', 'expected_length', 'is_stochastically_increasing', 'plugin_interval', 'clipped_laplace_interval', 'laplace_interval', 'proportion_interval', 'proportion_coverage']
+from .._kernels import validation as check
+from .._kernels.arrays import _below, _float, _invert_cdf
+from ..mechanism import Mechanism
+
+__all__ = [
+    "ConfidenceInterval",
+    "confidence_interval",
+    "randomized_interval",
+    "interval_coverage",
+    "expected_length",
+    "is_stochastically_increasing",
+    "plugin_interval",
+    "clipped_laplace_interval",
+    "laplace_interval",
+    "proportion_interval",
+    "proportion_coverage",
+]
 
 
 class ConfidenceInterval(tuple):
-    """The result of :func:`confidence_interval`: unpacks as ``low, high``, like ``scipy.stats``' ``ConfidenceInterval``.
+    """The result of :func:`confidence_interval`: unpacks as ``low, high``, like ``scipy.stats``'
+    ``ConfidenceInterval``.
 
     Attributes
     ----------
@@ -106,8 +119,10 @@ class ConfidenceInterval(tuple):
         return self[1]
 
     def __repr__(self):
-        return (f"ConfidenceInterval(low={self.low!r}, high={self.high!r}, level={self.level!r}, "
-                f"exact={self.exact!r}, method={self.method!r})")
+        return (
+            f"ConfidenceInterval(low={self.low!r}, high={self.high!r}, level={self.level!r}, "
+            f"exact={self.exact!r}, method={self.method!r})"
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -160,6 +175,7 @@ def is_stochastically_increasing(mechanism):
 # --------------------------------------------------------------------------------------------------
 # validation
 
+
 def _level(level):
     a = check.finite("level", level)
     if not 0.0 < a < 1.0:
@@ -171,7 +187,9 @@ def _releases(mechanism, x):
     x = check.finite_array("x", x)
     lo, hi = mechanism.support
     if ((x < lo) | (x > hi)).any():
-        raise ValueError(f"x must lie in the support [{lo}, {hi}] of {type(mechanism).__name__}, got {x!r}")
+        raise ValueError(
+            f"x must lie in the support [{lo}, {hi}] of {type(mechanism).__name__}, got {x!r}"
+        )
     return x
 
 
@@ -181,8 +199,11 @@ _INT_LIMIT = 2.0**52
 
 def _has_atoms(mechanism):
     lo, hi = mechanism.domain
-    q = 0.5 * (lo + hi) if np.isfinite(lo) and np.isfinite(hi) else (lo + 1.0 if np.isfinite(lo) else (
-        hi - 1.0 if np.isfinite(hi) else 0.0))
+    q = (
+        0.5 * (lo + hi)
+        if np.isfinite(lo) and np.isfinite(hi)
+        else (lo + 1.0 if np.isfinite(lo) else (hi - 1.0 if np.isfinite(hi) else 0.0))
+    )
     try:
         return any(np.any(np.asarray(m) > 0) for _, m in mechanism.atoms(q))
     except NotImplementedError:
@@ -191,6 +212,7 @@ def _has_atoms(mechanism):
 
 # --------------------------------------------------------------------------------------------------
 # the construction
+
 
 def _search(reached, shape, lo, hi, lo_open, hi_open):
     """Smallest double ``q`` of the domain with ``reached(q)``; ``hi`` (or beyond) when there is none.
@@ -227,20 +249,29 @@ def _neyman(mechanism, x, level, v=None):
         if v is None:
             return np.asarray(mechanism.sf(bx, q))
         above = np.asarray(mechanism.sf(x, q))
-        return above + (1.0 - v) * np.maximum(np.asarray(mechanism.sf(bx, q)) - above, 0.0)
+        return above + (1.0 - v) * np.maximum(
+            np.asarray(mechanism.sf(bx, q)) - above, 0.0
+        )
 
     with np.errstate(over="ignore", under="ignore"):
         # upper end: the last q with left_tail >= α/2 (left_tail decreases in q)
-        fail, failed = _search(lambda q: left_tail(q) < half, shape, lo, hi, lo_open, hi_open)
+        fail, failed = _search(
+            lambda q: left_tail(q) < half, shape, lo, hi, lo_open, hi_open
+        )
         top = np.where(failed, np.nextafter(fail, -np.inf), fail)
         # lower end: the first q with right_tail >= α/2 (right_tail increases in q)
-        bottom, passed = _search(lambda q: right_tail(q) >= half, shape, lo, hi, lo_open, hi_open)
+        bottom, passed = _search(
+            lambda q: right_tail(q) >= half, shape, lo, hi, lo_open, hi_open
+        )
     first = np.nextafter(lo, np.inf) if lo_open else lo
     none_low = top < first  # left_tail < α/2 on the whole domain: the nearest end is lo
     none_high = ~passed  # right_tail < α/2 everywhere: nearest end is hi
     low = np.where(none_low, lo, np.where(none_high, hi, bottom))
     high = np.where(none_low, lo, np.where(none_high, hi, top))
-    low, high = np.minimum(low, high), np.maximum(low, high)  # a gap of one double: keep both
+    low, high = (
+        np.minimum(low, high),
+        np.maximum(low, high),
+    )  # a gap of one double: keep both
     return np.clip(low, lo, hi) + 0.0, np.clip(high, lo, hi) + 0.0
 
 
@@ -250,16 +281,25 @@ def _int_search(pred, shape, lo, hi, anchor=None):
     integer array near the answers) a galloping search first brackets the answer in steps ``1, 2, 4, ...``
     away from it, so that a count's interval costs ``2 log2(distance)`` rounds, not ``log2(hi - lo)``.
     Returns ``(q, found)``; ``q = hi`` when nothing passes."""
-    a = np.full(shape, lo - 1.0)  # pred taken false at a, true at b; never evaluated at either
+    a = np.full(
+        shape, lo - 1.0
+    )  # pred taken false at a, true at b; never evaluated at either
     b = np.full(shape, float(hi))
     if anchor is not None:
         c = np.broadcast_to(np.clip(anchor, lo, hi), shape).astype(float)
         ok = np.asarray(pred(c), dtype=bool)
         b, a = np.where(ok, c, b), np.where(ok, a, c)
-        up, down = ~ok & (c < hi), ok & (c > lo)  # still galloping (up: pred false at a = last point)
+        up, down = (
+            ~ok & (c < hi),
+            ok & (c > lo),
+        )  # still galloping (up: pred false at a = last point)
         step = 1.0
         while (up | down).any():
-            t = np.where(up, np.minimum(c + step, hi), np.where(down, np.maximum(c - step, lo), c))
+            t = np.where(
+                up,
+                np.minimum(c + step, hi),
+                np.where(down, np.maximum(c - step, lo), c),
+            )
             ok = np.asarray(pred(t), dtype=bool)
             b = np.where(up & ok, t, np.where(down & ok, t, b))
             a = np.where(up & ~ok, t, np.where(down & ~ok, t, a))
@@ -306,7 +346,9 @@ def _neyman_integer(mechanism, x, level, v=None):
         if v is None:
             return np.asarray(mechanism.sf(below_x, q))
         above = np.asarray(mechanism.sf(x, q))
-        return above + (1.0 - v) * np.maximum(np.asarray(mechanism.sf(below_x, q)) - above, 0.0)
+        return above + (1.0 - v) * np.maximum(
+            np.asarray(mechanism.sf(below_x, q)) - above, 0.0
+        )
 
     with np.errstate(over="ignore", under="ignore"):
         fail, failed = _int_search(lambda q: left_tail(q) < half, shape, lo, hi, x)
@@ -315,14 +357,18 @@ def _neyman_integer(mechanism, x, level, v=None):
     reach_low = (lo > lo_d) & passed & (bottom == lo)
     reach_high = (hi < hi_d) & (top == hi)
     if (reach_low | reach_high).any():
-        raise ValueError(f"the interval for x={x!r} reaches beyond ±2**52, where integer sums stop being exact "
-                         "doubles; "
-                         f"{type(mechanism).__name__}'s domain there is not searched")
+        raise ValueError(
+            f"the interval for x={x!r} reaches beyond ±2**52, where integer sums stop being exact "
+            "doubles; "
+            f"{type(mechanism).__name__}'s domain there is not searched"
+        )
     none_low = top < lo
     none_high = ~passed
     low = np.where(none_low, lo, np.where(none_high, hi, bottom))
     high = np.where(none_low, lo, np.where(none_high, hi, top))
-    if v is not None:  # the exact set, which may be empty: low = high + 1 (see randomized_interval)
+    if (
+        v is not None
+    ):  # the exact set, which may be empty: low = high + 1 (see randomized_interval)
         return low + 0.0, high + 0.0
     return np.minimum(low, high) + 0.0, np.maximum(low, high) + 0.0
 
@@ -331,15 +377,19 @@ def _prepare(mechanism, x, level, increasing):
     level = _level(level)
     x = _releases(mechanism, x)
     if mechanism.integer_valued:
-        x = check.integer_array("x", x, limit=_INT_LIMIT, why=" (releases of an integer-valued family)")
+        x = check.integer_array(
+            "x", x, limit=_INT_LIMIT, why=" (releases of an integer-valued family)"
+        )
     ok, why = is_stochastically_increasing(mechanism)
     asserted = False
     if not ok:
         if increasing is True:
             asserted = True
         else:
-            raise ValueError(f"mechanism {type(mechanism).__name__} is not known to be stochastically increasing in q "
-                             f"({why}); the Neyman set need not be an interval, so no interval is returned")
+            raise ValueError(
+                f"mechanism {type(mechanism).__name__} is not known to be stochastically increasing in q "
+                f"({why}); the Neyman set need not be an interval, so no interval is returned"
+            )
     method = "neyman"
     if mechanism.law_is_numerical():
         method += ", numerical cdf"
@@ -348,7 +398,9 @@ def _prepare(mechanism, x, level, increasing):
     return level, x, method
 
 
-def confidence_interval(mechanism, x, level=0.95, *, randomize=False, rng=None, increasing=None):
+def confidence_interval(
+    mechanism, x, level=0.95, *, randomize=False, rng=None, increasing=None
+):
     """The exact confidence interval for the true value ``q`` behind releases ``x`` of ``mechanism``.
 
     Neyman's construction on the exact law (see the module docstring):
@@ -410,12 +462,18 @@ def confidence_interval(mechanism, x, level=0.95, *, randomize=False, rng=None, 
     level, x, method = _prepare(mechanism, x, level, increasing)
     if randomize:
         rng = check.generator(rng)
-        return randomized_interval(mechanism, x, rng.random(x.shape), level, increasing=increasing)
+        return randomized_interval(
+            mechanism, x, rng.random(x.shape), level, increasing=increasing
+        )
     if mechanism.integer_valued:  # every release is an atom: conservative
         low, high = _neyman_integer(mechanism, x, level)
-        return ConfidenceInterval(_float(low), _float(high), level, False, method + ", integer q")
+        return ConfidenceInterval(
+            _float(low), _float(high), level, False, method + ", integer q"
+        )
     low, high = _neyman(mechanism, x, level)
-    return ConfidenceInterval(_float(low), _float(high), level, not _has_atoms(mechanism), method)
+    return ConfidenceInterval(
+        _float(low), _float(high), level, not _has_atoms(mechanism), method
+    )
 
 
 def randomized_interval(mechanism, x, v, level=0.95, *, increasing=None):
@@ -457,11 +515,14 @@ def randomized_interval(mechanism, x, v, level=0.95, *, increasing=None):
         method += ", integer q"
     else:
         low, high = _neyman(mechanism, x, level, v)
-    return ConfidenceInterval(_float(low), _float(high), level, True, method + ", randomized")
+    return ConfidenceInterval(
+        _float(low), _float(high), level, True, method + ", randomized"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
 # exact coverage and expected length of any interval procedure
+
 
 def _ends(interval, x, *extra):
     out = interval(x, *extra)
@@ -501,7 +562,13 @@ def _accepted(interval, q, lo, hi, extra=()):
 
 def _mass(mechanism, q, x0, x1):
     """``P_q(x0 <= M <= x1)`` as ``1 - P(M < x0) - P(M > x1)`` (0 when ``x0 > x1``)."""
-    below = np.where(np.isinf(x0), 1.0, np.asarray(mechanism.cdf(np.where(np.isinf(x0), 0.0, np.nextafter(x0, -np.inf)), q)))
+    below = np.where(
+        np.isinf(x0),
+        1.0,
+        np.asarray(
+            mechanism.cdf(np.where(np.isinf(x0), 0.0, np.nextafter(x0, -np.inf)), q)
+        ),
+    )
     above = np.asarray(mechanism.sf(np.where(np.isinf(x1), 0.0, x1), q))
     above = np.where(np.isinf(x1), 0.0, above)
     return np.where(x0 <= x1, np.maximum(1.0 - below - above, 0.0), 0.0)
@@ -567,7 +634,9 @@ def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
     0.9
     """
     if not callable(interval):
-        raise ValueError(f"interval must be a callable x -> (low, high), got {interval!r}")
+        raise ValueError(
+            f"interval must be a callable x -> (low, high), got {interval!r}"
+        )
     q = mechanism._q(q)
     if target is None:
         goal = q
@@ -589,8 +658,10 @@ def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
         try:
             atoms = _atoms(mechanism, q)
         except NotImplementedError:
-            raise ValueError(f"mechanism {type(mechanism).__name__} has no computed point masses: "
-                             "randomized coverage needs them") from None
+            raise ValueError(
+                f"mechanism {type(mechanism).__name__} has no computed point masses: "
+                "randomized coverage needs them"
+            ) from None
         for a, m in atoms:
             m = np.broadcast_to(np.asarray(m, dtype=float), q.shape)
             at = np.full(q.shape, float(a))
@@ -634,10 +705,16 @@ def _int_accepted(interval, goal, lo, hi, extra=()):
 
 def _int_mass(mechanism, q, k0, k1):
     """``P_q(k0 <= M <= k1)`` for integers (``k0 = ±inf``, ``k1 = ±inf`` allowed)."""
-    below = np.where(np.isinf(k0), np.where(k0 > 0, 1.0, 0.0),
-                     np.asarray(mechanism.cdf(np.where(np.isinf(k0), 0.0, k0 - 1.0), q)))
-    above = np.where(np.isinf(k1), np.where(k1 > 0, 0.0, 1.0),
-                     np.asarray(mechanism.sf(np.where(np.isinf(k1), 0.0, k1), q)))
+    below = np.where(
+        np.isinf(k0),
+        np.where(k0 > 0, 1.0, 0.0),
+        np.asarray(mechanism.cdf(np.where(np.isinf(k0), 0.0, k0 - 1.0), q)),
+    )
+    above = np.where(
+        np.isinf(k1),
+        np.where(k1 > 0, 0.0, 1.0),
+        np.asarray(mechanism.sf(np.where(np.isinf(k1), 0.0, k1), q)),
+    )
     return np.where(k0 <= k1, np.maximum(1.0 - below - above, 0.0), 0.0)
 
 
@@ -652,8 +729,12 @@ def _integer_coverage(mechanism, interval, q, goal, randomized):
         k0, k1 = _int_accepted(interval, goal, lo, hi)
         return _int_mass(mechanism, q, k0, k1)
     zero, one = np.zeros(goal.shape), np.ones(goal.shape)
-    some0, _ = _int_accepted(interval, goal, lo, hi, (one,))  # high(k, 1) >= goal from here
-    _, some1 = _int_accepted(interval, goal, lo, hi, (zero,))  # low(k, 0) <= goal up to here
+    some0, _ = _int_accepted(
+        interval, goal, lo, hi, (one,)
+    )  # high(k, 1) >= goal from here
+    _, some1 = _int_accepted(
+        interval, goal, lo, hi, (zero,)
+    )  # low(k, 0) <= goal up to here
     full0, _ = _int_accepted(interval, goal, lo, hi, (zero,))
     _, full1 = _int_accepted(interval, goal, lo, hi, (one,))
     total = _int_mass(mechanism, q, full0, full1)
@@ -663,16 +744,23 @@ def _integer_coverage(mechanism, interval, q, goal, randomized):
     left_end = np.where(empty_full, a1, np.minimum(full0 - 1.0, a1))
     right_start = np.where(empty_full, np.inf, np.maximum(full1 + 1.0, a0))
     n_left = np.where(np.isfinite(a0) & (left_end >= a0), left_end - a0 + 1.0, 0.0)
-    n_right = np.where(np.isfinite(right_start) & (a1 >= right_start), a1 - right_start + 1.0, 0.0)
+    n_right = np.where(
+        np.isfinite(right_start) & (a1 >= right_start), a1 - right_start + 1.0, 0.0
+    )
     count = float(np.sum(n_left) + np.sum(n_right))
     if count > _MAX_PARTIAL:
-        raise ValueError(f"the interval procedure covers {count:.3g} releases for only some v; the limit is "
-                         f"{_MAX_PARTIAL} (randomized coverage of an integer-valued family)")
+        raise ValueError(
+            f"the interval procedure covers {count:.3g} releases for only some v; the limit is "
+            f"{_MAX_PARTIAL} (randomized coverage of an integer-valued family)"
+        )
     if count == 0:
         return total
     idx, ks = [], []
     for i in range(goal.size):
-        for start, n in ((a0.flat[i], n_left.flat[i]), (right_start.flat[i], n_right.flat[i])):
+        for start, n in (
+            (a0.flat[i], n_left.flat[i]),
+            (right_start.flat[i], n_right.flat[i]),
+        ):
             if n > 0:
                 ks.append(start + np.arange(n))
                 idx.append(np.full(int(n), i))
@@ -682,7 +770,9 @@ def _integer_coverage(mechanism, interval, q, goal, randomized):
     v0, v1 = _both_ends(lambda v: _ends(interval, both, v), g, 0.0, 1.0)
     share = np.clip(v1 - np.minimum(v0, 1.0), 0.0, 1.0)
     mass = np.asarray(mechanism.pmf(ks, q.ravel()[idx]), dtype=float)
-    add = np.bincount(idx, weights=mass * share, minlength=goal.size).reshape(goal.shape)
+    add = np.bincount(idx, weights=mass * share, minlength=goal.size).reshape(
+        goal.shape
+    )
     return np.clip(total + add, 0.0, 1.0)
 
 
@@ -696,10 +786,14 @@ def _integer_length(mechanism, interval, q):
     k_hi = np.minimum(np.asarray(mechanism.isf(_TAIL, flat), dtype=float), hi)
     n = k_hi - k_lo + 1.0
     if float(n.sum()) > _MAX_TERMS:
-        raise ValueError(f"expected_length would sum {float(n.sum()):.3g} releases of {type(mechanism).__name__}; "
-                         f"the limit is {_MAX_TERMS}")
+        raise ValueError(
+            f"expected_length would sum {float(n.sum()):.3g} releases of {type(mechanism).__name__}; "
+            f"the limit is {_MAX_TERMS}"
+        )
     idx = np.repeat(np.arange(flat.size), n.astype(np.int64))
-    ks = k_lo[idx] + (np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n.astype(np.int64)))
+    ks = k_lo[idx] + (
+        np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n.astype(np.int64))
+    )
     uniq, inv = np.unique(ks, return_inverse=True)
     low, high = _ends(interval, uniq)
     with np.errstate(invalid="ignore"):
@@ -750,7 +844,9 @@ def expected_length(mechanism, interval, q):
     True
     """
     if not callable(interval):
-        raise ValueError(f"interval must be a callable x -> (low, high), got {interval!r}")
+        raise ValueError(
+            f"interval must be a callable x -> (low, high), got {interval!r}"
+        )
     q = mechanism._q(q)
     if mechanism.integer_valued:
         return _float(_integer_length(mechanism, interval, q))
@@ -763,6 +859,7 @@ def expected_length(mechanism, interval, q):
 
 # --------------------------------------------------------------------------------------------------
 # the intervals it is compared with
+
 
 def _alpha(level):
     return 1.0 - _level(level)
@@ -833,8 +930,11 @@ def plugin_interval(mechanism, x, level=0.95):
     """
     x = check.finite_array("x", x)
     lo, hi = mechanism.domain
-    qhat = np.clip(x, np.nextafter(lo, np.inf) if not mechanism.accepts(lo) else lo,
-                   np.nextafter(hi, -np.inf) if not mechanism.accepts(hi) else hi)
+    qhat = np.clip(
+        x,
+        np.nextafter(lo, np.inf) if not mechanism.accepts(lo) else lo,
+        np.nextafter(hi, -np.inf) if not mechanism.accepts(hi) else hi,
+    )
     z = float(special.ndtri(1.0 - _alpha(level) / 2.0))
     half = z * np.sqrt(np.asarray(mechanism.variance(qhat)))
     return _float(x - half), _float(x + half)
@@ -846,8 +946,10 @@ def plugin_interval(mechanism, x, level=0.95):
 
 def _no_counts(mechanism):
     if mechanism.integer_valued:
-        raise ValueError(f"mechanism {type(mechanism).__name__} releases integers, not a proportion k/n in [0, 1]: "
-                         "for a released count use confidence_interval on the count")
+        raise ValueError(
+            f"mechanism {type(mechanism).__name__} releases integers, not a proportion k/n in [0, 1]: "
+            "for a released count use confidence_interval on the count"
+        )
 
 
 def proportion_interval(mechanism, x, n, level=0.95):
@@ -892,7 +994,9 @@ def proportion_interval(mechanism, x, n, level=0.95):
     _no_counts(mechanism)
     lo_d, hi_d = (float(t) for t in mechanism.domain)
     if lo_d < 0.0 or hi_d > 1.0:
-        raise ValueError(f"mechanism's domain must lie in [0, 1] for a proportion, got {mechanism.domain!r}")
+        raise ValueError(
+            f"mechanism's domain must lie in [0, 1] for a proportion, got {mechanism.domain!r}"
+        )
     half = (1.0 - level) / 2.0
     ci = confidence_interval(mechanism, x, 1.0 - half)
     k_low = np.asarray(n * np.asarray(ci.low, dtype=float), dtype=float)
@@ -901,8 +1005,13 @@ def proportion_interval(mechanism, x, n, level=0.95):
     up, down = k_low > 0.0, k_high < n
     low[up] = stats.beta.ppf(half / 2.0, k_low[up], n - k_low[up] + 1.0)
     high[down] = stats.beta.ppf(1.0 - half / 2.0, k_high[down] + 1.0, n - k_high[down])
-    return ConfidenceInterval(_float(low), _float(high), level, False,
-                              f"{ci.method} for k/n at {1.0 - half:g}, then Clopper-Pearson (Bonferroni)")
+    return ConfidenceInterval(
+        _float(low),
+        _float(high),
+        level,
+        False,
+        f"{ci.method} for k/n at {1.0 - half:g}, then Clopper-Pearson (Bonferroni)",
+    )
 
 
 def proportion_coverage(mechanism, interval, pi, n):
@@ -944,5 +1053,7 @@ def proportion_coverage(mechanism, interval, pi, n):
     k = np.arange(n + 1)
     weight = stats.binom.pmf(k, n, pi)
     keep = weight > 0.0
-    cover = interval_coverage(mechanism, interval, k[keep] / n, target=np.full(keep.sum(), pi))
+    cover = interval_coverage(
+        mechanism, interval, k[keep] / n, target=np.full(keep.sum(), pi)
+    )
     return float(np.clip(np.sum(weight[keep] * np.asarray(cover)), 0.0, 1.0))

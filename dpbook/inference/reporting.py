@@ -37,13 +37,14 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, field
-import numpy as np
-from ..inference.intervals import ConfidenceInterval
-from .._kernels import validation as check
-from ..inference.intervals import confidence_interval
-from ..audit._search import privacy_report
 
-__all__ = ['ReleaseCard', 'release_card']
+import numpy as np
+
+from .._kernels import validation as check
+from ..audit._search import privacy_report
+from ..inference.intervals import ConfidenceInterval, confidence_interval
+
+__all__ = ["ReleaseCard", "release_card"]
 
 
 _NIST_ITEMS = (
@@ -111,15 +112,21 @@ class ReleaseCard:
         audit = "exact" if self.epsilon_exact else "upper bound"
         bound = "" if self.certified else " (not certified)"
         num = _fmt_count if self.integer else _fmt
-        params = ", ".join(f"{k}={num(v) if k in ('lower', 'upper') else _fmt(v)}" for k, v in self.parameters.items())
+        params = ", ".join(
+            f"{k}={num(v) if k in ('lower', 'upper') else _fmt(v)}"
+            for k, v in self.parameters.items()
+        )
         return [
             ("Mechanism", f"{self.mechanism}({params})"),
             ("Bounds", f"[{num(self.lower)}, {num(self.upper)}]"),
             ("Sensitivity", _fmt(self.sensitivity)),
             ("Privacy loss (audited)", f"epsilon = {_fmt(self.epsilon)} ({audit})"),
             ("Released value", num(self.release)),
-            (f"{ci.level:.0%} interval", (f"[{num(ci.low)}, {num(ci.high)}]" if ci.low <= ci.high else "empty")
-             + f" ({'exact' if ci.exact else 'conservative'} coverage)"),
+            (
+                f"{ci.level:.0%} interval",
+                (f"[{num(ci.low)}, {num(ci.high)}]" if ci.low <= ci.high else "empty")
+                + f" ({'exact' if ci.exact else 'conservative'} coverage)",
+            ),
             ("Worst |bias| in interval", _fmt(self.worst_abs_bias) + bound),
             ("Worst MSE in interval", _fmt(self.worst_mse) + bound),
         ]
@@ -133,13 +140,18 @@ class ReleaseCard:
         return "\n".join(lines)
 
     def _repr_html_(self):
-        body = "".join(f"<tr><th scope=\"row\" style=\"text-align:left\">{html.escape(k)}</th>"
-                       f"<td style=\"overflow-wrap:anywhere\">{html.escape(v)}</td></tr>" for k, v in self.rows())
+        body = "".join(
+            f'<tr><th scope="row" style="text-align:left">{html.escape(k)}</th>'
+            f'<td style="overflow-wrap:anywhere">{html.escape(v)}</td></tr>'
+            for k, v in self.rows()
+        )
         items = "".join(f"<li>{html.escape(i)}</li>" for i in self.nist_items)
-        return ("<table class=\"dpbook-release-card\" style=\"max-width:100%\">"
-                "<caption>Release card</caption>" + body + "</table>"
-                f"<p>Worst cases: {html.escape(self.worst_method)}</p>"
-                f"<details><summary>NIST SP 800-226 items documented</summary><ul>{items}</ul></details>")
+        return (
+            '<table class="dpbook-release-card" style="max-width:100%">'
+            "<caption>Release card</caption>" + body + "</table>"
+            f"<p>Worst cases: {html.escape(self.worst_method)}</p>"
+            f"<details><summary>NIST SP 800-226 items documented</summary><ul>{items}</ul></details>"
+        )
 
 
 def _fmt(v):
@@ -155,11 +167,19 @@ def _fmt(v):
 def _fmt_count(v):
     """An integer (or an infinite bound) in full: a count of 1234567 is not ``1.23457e+06``."""
     f = float(v)
-    return f"{int(f)}" if math.isfinite(f) and f == math.floor(f) and abs(f) < 2**53 else _fmt(f)
+    return (
+        f"{int(f)}"
+        if math.isfinite(f) and f == math.floor(f) and abs(f) < 2**53
+        else _fmt(f)
+    )
 
 
 def _parameters(mechanism):
-    return {k: v for k, v in vars(mechanism).items() if not k.startswith("_") and not callable(v)}
+    return {
+        k: v
+        for k, v in vars(mechanism).items()
+        if not k.startswith("_") and not callable(v)
+    }
 
 
 def _worst(mechanism, low, high, points=1025):
@@ -173,12 +193,16 @@ def _worst(mechanism, low, high, points=1025):
     mse = np.asarray(mechanism.mse(grid), dtype=float).reshape(-1)
     h = (high - low) / (points - 1) if high > low else 0.0
     score = mechanism.score_bound()  # |d/dq log p_q| <= c/b, or None
-    if mechanism.mse_scales_as_q_squared and h > 0.0:  # MSE = q^2 times a constant: largest at the top end
+    if (
+        mechanism.mse_scales_as_q_squared and h > 0.0
+    ):  # MSE = q^2 times a constant: largest at the top end
         worst_mse, certified, score = float(mse[-1]), True, None
-        how_mse = "MSE: at the top end (it is proportional to q^2)"
+        how_mse = "MSE: at the top end (it is proportional to q²)"
     elif score is None or h == 0.0:
         worst_mse, certified = float(mse.max()), h == 0.0
-        how_mse = "MSE: largest of a 1025-point grid" + ("" if certified else " (not certified)")
+        how_mse = "MSE: largest of a 1025-point grid" + (
+            "" if certified else " (not certified)"
+        )
     else:
         c, b = score
         u = np.sqrt(mse)
@@ -186,16 +210,20 @@ def _worst(mechanism, low, high, points=1025):
         cells = np.maximum(u[:-1], u[1:])
         u_max = (cells + 2 * b / c) * grow - 2 * b / c
         worst_mse, certified = float(np.max(u_max) ** 2), True
-        how_mse = (f"MSE: 1025-point grid with the certified bound |d sqrt(MSE)/dq| <= {c:g} sqrt(MSE)/(2b) + 1 "
-                   "between points")
+        how_mse = (
+            "MSE: largest of a 1025-point grid, certified between points by "
+            f"|d√MSE/dq| ≤ c·√MSE/(2b) + 1 with c = {c:g}"
+        )
     if mechanism.bias_monotone:
         worst_bias = float(max(bias[0], bias[-1]))
         how_bias = "|bias|: the larger end (the bias is monotone in q)"
     elif score is not None and h > 0:
         c, b = score
         ends = np.maximum(bias[:-1], bias[1:])
-        worst_bias = float(np.max(ends + 0.5 * h * (c * float(np.max(u_max)) / b + 1.0)))
-        how_bias = "|bias|: grid with the certified bound |d bias/dq| <= c sqrt(MSE)/b + 1 between points"
+        worst_bias = float(
+            np.max(ends + 0.5 * h * (c * float(np.max(u_max)) / b + 1.0))
+        )
+        how_bias = "|bias|: largest of a 1025-point grid, certified between points by |d bias/dq| ≤ c·√MSE/b + 1"
     else:
         worst_bias = float(bias.max())
         certified = certified and h == 0.0
@@ -211,17 +239,31 @@ def _worst_integers(mechanism, low, high):
     """Exact worst ``|bias|`` and MSE over the integers of ``[low, high]`` (an integer-valued family)."""
     lo, hi = math.ceil(low), math.floor(high)
     if hi < lo:  # a randomized set can be empty (dpbook.randomized_interval)
-        return math.nan, math.nan, "the randomized interval is empty: no true value to bound", True
+        return (
+            math.nan,
+            math.nan,
+            "the randomized interval is empty: no true value to bound",
+            True,
+        )
     if hi - lo + 1 > _MAX_INTEGERS:
-        raise ValueError(f"the interval [{low!r}, {high!r}] holds {hi - lo + 1:.3g} integer true values; the exact "
-                         f"worst cases over them are limited to {_MAX_INTEGERS}")
+        raise ValueError(
+            f"the interval [{low!r}, {high!r}] holds {hi - lo + 1:.3g} integer true values; the exact "
+            f"worst cases over them are limited to {_MAX_INTEGERS}"
+        )
     q = np.arange(lo, hi + 1.0)
     bias = float(np.max(np.abs(np.asarray(mechanism.bias(q), dtype=float))))
     mse = float(np.max(np.asarray(mechanism.mse(q), dtype=float)))
-    return bias, mse, f"|bias| and MSE: exact maxima over the {q.size} integer true values of the interval", True
+    return (
+        bias,
+        mse,
+        f"|bias| and MSE: exact maxima over the {q.size} integer true values of the interval",
+        True,
+    )
 
 
-def release_card(mechanism, x, *, sensitivity, level=0.95, randomize=False, rng=None, increasing=None):
+def release_card(
+    mechanism, x, *, sensitivity, level=0.95, randomize=False, rng=None, increasing=None
+):
     """The release card of one release ``x`` of ``mechanism``.
 
     Parameters
@@ -262,12 +304,27 @@ def release_card(mechanism, x, *, sensitivity, level=0.95, randomize=False, rng=
     if xa.ndim != 0:
         raise ValueError(f"x must be one released value, got shape {xa.shape}")
     delta = check.positive("sensitivity", sensitivity)
-    ci = confidence_interval(mechanism, xa, level, randomize=randomize, rng=rng, increasing=increasing)
+    ci = confidence_interval(
+        mechanism, xa, level, randomize=randomize, rng=rng, increasing=increasing
+    )
     lower, upper = (float(t) for t in mechanism.domain)
     report = privacy_report(mechanism, delta, domain=(lower, upper))
-    worst_bias, worst_mse, how, certified = _worst(mechanism, float(ci.low), float(ci.high))
+    worst_bias, worst_mse, how, certified = _worst(
+        mechanism, float(ci.low), float(ci.high)
+    )
     return ReleaseCard(
-        mechanism=type(mechanism).__name__, parameters=_parameters(mechanism), lower=lower, upper=upper,
-        sensitivity=delta, epsilon=float(report.epsilon), epsilon_exact=bool(report.exact), release=float(xa),
-        interval=ci, worst_abs_bias=worst_bias, worst_mse=worst_mse, worst_method=how, certified=certified,
-        integer=bool(mechanism.integer_valued))
+        mechanism=type(mechanism).__name__,
+        parameters=_parameters(mechanism),
+        lower=lower,
+        upper=upper,
+        sensitivity=delta,
+        epsilon=float(report.epsilon),
+        epsilon_exact=bool(report.exact),
+        release=float(xa),
+        interval=ci,
+        worst_abs_bias=worst_bias,
+        worst_mse=worst_mse,
+        worst_method=how,
+        certified=certified,
+        integer=bool(mechanism.integer_valued),
+    )

@@ -26,6 +26,16 @@ default the adapters drive it with :func:`secure_generator`, so the random integ
 from ``os.urandom``.
 """
 
-from .secure import FloatingPointWarning, OSRandomBits, is_count_family, secure_generator
+from .secure import (
+    FloatingPointWarning,
+    OSRandomBits,
+    is_count_family,
+    secure_generator,
+)
 
-__all__ = ["FloatingPointWarning", "OSRandomBits", "is_count_family", "secure_generator"]
+__all__ = [
+    "FloatingPointWarning",
+    "OSRandomBits",
+    "is_count_family",
+    "secure_generator",
+]

@@ -30,7 +30,7 @@ import dpbook
 
 from .secure import FloatingPointWarning, _float_note, is_count_family, secure_generator
 
-__all__ = ["DpbookMechanism"]
+__all__ = ["DpbookMechanism"]  # noqa: F822  (built on first look-up, by __getattr__ below)
 
 _INSTALL = 'the diffprivlib adapter needs diffprivlib: pip install "dpbook[peers]"'
 
@@ -41,12 +41,18 @@ def _numpy_generator(random_state):
         return secure_generator()
     if isinstance(random_state, np.random.Generator):
         return random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+    if (
+        isinstance(random_state, numbers.Integral)
+        and not isinstance(random_state, bool)
+        and random_state >= 0
+    ):
         return np.random.default_rng(int(random_state))
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**63 - 1, dtype=np.int64))
-    raise ValueError(f"random_state must be None, an int seed >= 0, a numpy RandomState or Generator, "
-                     f"or secrets.SystemRandom, got {random_state!r}")
+    raise ValueError(
+        f"random_state must be None, an int seed >= 0, a numpy RandomState or Generator, "
+        f"or secrets.SystemRandom, got {random_state!r}"
+    )
 
 
 def _build():
@@ -99,23 +105,35 @@ def _build():
             self._warned = False
 
         def _check_sensitivity(self, sensitivity):
-            if isinstance(sensitivity, bool) or not isinstance(sensitivity, numbers.Real):
-                raise TypeError(f"sensitivity must be a real number, got {sensitivity!r}")
+            if isinstance(sensitivity, bool) or not isinstance(
+                sensitivity, numbers.Real
+            ):
+                raise TypeError(
+                    f"sensitivity must be a real number, got {sensitivity!r}"
+                )
             if not (sensitivity > 0 and np.isfinite(sensitivity)):
-                raise ValueError(f"sensitivity must be a finite number > 0, got {sensitivity!r}")
+                raise ValueError(
+                    f"sensitivity must be a finite number > 0, got {sensitivity!r}"
+                )
             if self._integer and sensitivity != int(sensitivity):
-                raise ValueError(f"sensitivity must be an integer for an integer-valued family, got {sensitivity!r}")
+                raise ValueError(
+                    f"sensitivity must be an integer for an integer-valued family, got {sensitivity!r}"
+                )
             return int(sensitivity) if self._integer else float(sensitivity)
 
         def _check_value(self, value):
             if self._integer:
                 if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                    raise TypeError(f"value must be an integer for an integer-valued family, got {value!r}")
+                    raise TypeError(
+                        f"value must be an integer for an integer-valued family, got {value!r}"
+                    )
             elif isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"value must be a real number, got {value!r}")
             lo, hi = self.mechanism.domain
             if not lo <= value <= hi:
-                raise ValueError(f"value must lie in the mechanism's domain [{lo}, {hi}], got {value!r}")
+                raise ValueError(
+                    f"value must lie in the mechanism's domain [{lo}, {hi}], got {value!r}"
+                )
 
         def _check_all(self, value):
             super()._check_all(value)

@@ -45,7 +45,9 @@ def _opendp():
 
 
 def _check_features(dp):
-    missing = [f for f in ("contrib", "honest-but-curious") if f not in dp.GLOBAL_FEATURES]
+    missing = [
+        f for f in ("contrib", "honest-but-curious") if f not in dp.GLOBAL_FEATURES
+    ]
     if missing:
         raise RuntimeError(
             f"OpenDP features {missing} are not enabled. make_user_measurement needs "
@@ -115,9 +117,14 @@ def make_measurement(mechanism, *, rng=None):
     lo, hi = (float(v) for v in mechanism.domain)
     kind = "i64" if integer else "f64"
     if math.isinf(lo) and math.isinf(hi):
-        domain = dp.atom_domain(T=kind) if integer else dp.atom_domain(T=kind, nan=False)
+        domain = (
+            dp.atom_domain(T=kind) if integer else dp.atom_domain(T=kind, nan=False)
+        )
     elif integer:  # an infinite end of an integer domain: the end of the i64 range
-        bounds = (int(lo) if math.isfinite(lo) else -(2**63), int(hi) if math.isfinite(hi) else 2**63 - 1)
+        bounds = (
+            int(lo) if math.isfinite(lo) else -(2**63),
+            int(hi) if math.isfinite(hi) else 2**63 - 1,
+        )
         domain = dp.atom_domain(T=kind, bounds=bounds)
     else:
         domain = dp.atom_domain(T=kind, bounds=(lo, hi), nan=False)
@@ -126,8 +133,14 @@ def make_measurement(mechanism, *, rng=None):
     warned = []
 
     def function(q):
-        if isinstance(q, bool) or not isinstance(q, (int, float)) or not (lo <= q <= hi):
-            raise ValueError(f"q must be a number in the mechanism's domain [{lo}, {hi}], got {q!r}")
+        if (
+            isinstance(q, bool)
+            or not isinstance(q, (int, float))
+            or not (lo <= q <= hi)
+        ):
+            raise ValueError(
+                f"q must be a number in the mechanism's domain [{lo}, {hi}], got {q!r}"
+            )
         if note and not warned:
             warned.append(True)
             warnings.warn(note, FloatingPointWarning, stacklevel=2)
@@ -136,20 +149,36 @@ def make_measurement(mechanism, *, rng=None):
 
     @functools.lru_cache(maxsize=256)
     def privacy_map(d_in):
-        if isinstance(d_in, bool) or not isinstance(d_in, (int, float)) or not d_in >= 0:
+        if (
+            isinstance(d_in, bool)
+            or not isinstance(d_in, (int, float))
+            or not d_in >= 0
+        ):
             raise ValueError(f"d_in must be a distance >= 0, got {d_in!r}")
         if d_in == 0:
             return 0.0
         return float(dpbook.privacy_loss(mechanism, d_in))
 
-    meas = dp.m.make_user_measurement(domain, metric, dp.max_divergence(), function=function,
-                                      privacy_map=privacy_map, TO=kind)
-    source = ("the operating system's secure source (os.urandom)" if rng is None
-              else "a seeded numpy generator (reproducible, not secure)")
+    meas = dp.m.make_user_measurement(
+        domain,
+        metric,
+        dp.max_divergence(),
+        function=function,
+        privacy_map=privacy_map,
+        TO=kind,
+    )
+    source = (
+        "the operating system's secure source (os.urandom)"
+        if rng is None
+        else "a seeded numpy generator (reproducible, not secure)"
+    )
     meas.description = (
         f"dpbook {mechanism!r} as an OpenDP measurement: releases M(q) for q in [{lo}, {hi}]; "
         f"privacy map = dpbook.privacy_loss (the exact ε of the mechanism's law); random bits from {source}. "
-        + (note or "Exact integer sampler (Canonne, Kamath & Steinke 2020): no floating point.")
+        + (
+            note
+            or "Exact integer sampler (Canonne, Kamath & Steinke 2020): no floating point."
+        )
     )
     meas.dpbook_mechanism = mechanism
     return meas

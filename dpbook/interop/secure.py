@@ -25,7 +25,12 @@ import numpy as np
 
 import dpbook
 
-__all__ = ["FloatingPointWarning", "OSRandomBits", "is_count_family", "secure_generator"]
+__all__ = [
+    "FloatingPointWarning",
+    "OSRandomBits",
+    "is_count_family",
+    "secure_generator",
+]
 
 _U64 = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)
 _U32 = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_void_p)
@@ -35,8 +40,13 @@ _DOUBLE = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p)
 class _BitGen(ctypes.Structure):
     """numpy's ``bitgen_t`` (numpy/random/bitgen.h)."""
 
-    _fields_ = [("state", ctypes.c_void_p), ("next_uint64", _U64), ("next_uint32", _U32),
-                ("next_double", _DOUBLE), ("next_raw", _U64)]
+    _fields_ = [
+        ("state", ctypes.c_void_p),
+        ("next_uint64", _U64),
+        ("next_uint32", _U32),
+        ("next_double", _DOUBLE),
+        ("next_raw", _U64),
+    ]
 
 
 _capsule_new = ctypes.pythonapi.PyCapsule_New
@@ -70,12 +80,18 @@ class OSRandomBits:
 
     def __init__(self, source=os.urandom):
         if not callable(source):
-            raise ValueError(f"source must be a callable returning random bytes, got {source!r}")
+            raise ValueError(
+                f"source must be a callable returning random bytes, got {source!r}"
+            )
         self.lock = threading.Lock()
         self._source = source
         self._words = np.empty(0, dtype=np.uint64)
         self._next = 0
-        self._callbacks = (_U64(self._uint64), _U32(self._uint32), _DOUBLE(self._double))
+        self._callbacks = (
+            _U64(self._uint64),
+            _U32(self._uint32),
+            _DOUBLE(self._double),
+        )
         u64, u32, double = self._callbacks
         self._bitgen = _BitGen(None, u64, u32, double, u64)
         self.capsule = _capsule_new(ctypes.addressof(self._bitgen), _CAPSULE_NAME, None)
@@ -84,7 +100,9 @@ class OSRandomBits:
         if self._next == self._words.size:
             data = self._source(8 * _WORDS_PER_READ)
             if len(data) != 8 * _WORDS_PER_READ:
-                raise RuntimeError(f"the random source returned {len(data)} bytes, not {8 * _WORDS_PER_READ}")
+                raise RuntimeError(
+                    f"the random source returned {len(data)} bytes, not {8 * _WORDS_PER_READ}"
+                )
             self._words = np.frombuffer(data, dtype=np.uint64)
             self._next = 0
         word = int(self._words[self._next])
@@ -98,7 +116,11 @@ class OSRandomBits:
         return (self._uint64() >> 11) * 2.0**-53
 
     def __repr__(self):
-        return "OSRandomBits()" if self._source is os.urandom else f"OSRandomBits(source={self._source!r})"
+        return (
+            "OSRandomBits()"
+            if self._source is os.urandom
+            else f"OSRandomBits(source={self._source!r})"
+        )
 
 
 def secure_generator():
@@ -137,7 +159,9 @@ def is_count_family(mechanism):
     (True, False)
     """
     if not isinstance(mechanism, dpbook.Mechanism):
-        raise ValueError(f"mechanism must be a dpbook mechanism family (a dpbook.Mechanism), got {mechanism!r}")
+        raise ValueError(
+            f"mechanism must be a dpbook mechanism family (a dpbook.Mechanism), got {mechanism!r}"
+        )
     return isinstance(mechanism, _COUNT_FAMILIES)
 
 
@@ -150,7 +174,9 @@ def _generator(rng, mechanism):
         return rng
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
         return np.random.default_rng(int(rng))
-    raise ValueError(f"rng must be an int seed >= 0, a numpy.random.Generator or None, got {rng!r}")
+    raise ValueError(
+        f"rng must be an int seed >= 0, a numpy.random.Generator or None, got {rng!r}"
+    )
 
 
 def _float_note(mechanism):
@@ -158,10 +184,14 @@ def _float_note(mechanism):
     if is_count_family(mechanism):
         return ""
     if isinstance(mechanism, dpbook.Rounded):
-        return ("Rounded rounds a floating-point release: the integer has no low bits to leak, but its law "
-                "is that of the floating-point sampler, which the audit of the law on the reals does not "
-                "cover exactly (dpbook Chapter 16); for counts use a count family's exact sampler.")
-    return (f"{type(mechanism).__name__} samples in floating point: the double it releases, and its low "
-            "bits, depend on the true value beyond what the privacy map accounts for (Mironov 2012; "
-            "dpbook Chapter 16). The map is exact for the mechanism's law on the reals, not for its "
-            "floating-point implementation.")
+        return (
+            "Rounded rounds a floating-point release: the integer has no low bits to leak, but its law "
+            "is that of the floating-point sampler, which the audit of the law on the reals does not "
+            "cover exactly (dpbook Chapter 16); for counts use a count family's exact sampler."
+        )
+    return (
+        f"{type(mechanism).__name__} samples in floating point: the double it releases, and its low "
+        "bits, depend on the true value beyond what the privacy map accounts for (Mironov 2012; "
+        "dpbook Chapter 16). The map is exact for the mechanism's law on the reals, not for its "
+        "floating-point implementation."
+    )

@@ -44,8 +44,19 @@ VIEWS: dict = {}
 MAX_FRAMES = 40
 
 #: how a control is labelled next to its slider (else by its parameter name)
-LABELS = {"epsilon": "ε", "sensitivity": "Δ", "alpha": "α", "rho": "ρ", "q": "q", "K": "K",
-          "max_count": "largest count m", "q1": "q₁", "q2": "q₂", "n": "n", "i": "i"}
+LABELS = {
+    "epsilon": "ε",
+    "sensitivity": "Δ",
+    "alpha": "α",
+    "rho": "ρ",
+    "q": "q",
+    "K": "K",
+    "max_count": "largest count m",
+    "q1": "q₁",
+    "q2": "q₂",
+    "n": "n",
+    "i": "i",
+}
 
 
 @dataclass(frozen=True)
@@ -60,13 +71,23 @@ class View:
     @property
     def defaults(self):
         sig = inspect.signature(self.draw)
-        return {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
+        return {
+            k: p.default
+            for k, p in sig.parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
 
     @property
     def summary(self):
         """The first line of the drawing function's docstring, without markup (the frames' alt text starts with it)."""
         doc = inspect.getdoc(self.draw) or self.name
-        return doc.split("\n\n")[0].replace("\n", " ").replace("``", "").replace("`", "").strip()
+        return (
+            doc.split("\n\n")[0]
+            .replace("\n", " ")
+            .replace("``", "")
+            .replace("`", "")
+            .strip()
+        )
 
     def frame_grid(self, **overrides):
         """The values each gridded control takes on the static page, in slider order (``{name: tuple}``).
@@ -79,7 +100,11 @@ class View:
         for key, values in self.grid.items():
             values = list(values)
             if params[key] not in values:
-                values = sorted([*values, params[key]]) if _numeric(values) else [*values, params[key]]
+                values = (
+                    sorted([*values, params[key]])
+                    if _numeric(values)
+                    else [*values, params[key]]
+                )
             out[key] = tuple(values)
         return out
 
@@ -114,20 +139,28 @@ def view(name=None, grid=None, **controls):
         defaults = View(key, draw).defaults
         missing = [c for c in controls if c not in defaults]
         if missing:
-            raise ValueError(f"controls {missing} are not keyword parameters with defaults of {draw.__name__}")
+            raise ValueError(
+                f"controls {missing} are not keyword parameters with defaults of {draw.__name__}"
+            )
         frames = {}
         for c, values in (grid or {}).items():
             if c not in controls:
-                raise ValueError(f"grid control {c!r} of {draw.__name__} is not one of its controls {sorted(controls)}")
+                raise ValueError(
+                    f"grid control {c!r} of {draw.__name__} is not one of its controls {sorted(controls)}"
+                )
             spec = controls[c]
             if values is None:
                 if not isinstance(spec, (bool, list, dict)):
-                    raise ValueError(f"grid of slider {c!r} of {draw.__name__} must list its values")
+                    raise ValueError(
+                        f"grid of slider {c!r} of {draw.__name__} must list its values"
+                    )
                 values = [v for _, v in _options(spec)]
             elif not isinstance(spec, (bool, list, dict)):
                 lo, hi, _ = spec
                 if not all(lo <= v <= hi for v in values):
-                    raise ValueError(f"grid of {c!r} of {draw.__name__} leaves [{lo}, {hi}]: {values!r}")
+                    raise ValueError(
+                        f"grid of {c!r} of {draw.__name__} leaves [{lo}, {hi}]: {values!r}"
+                    )
             frames[c] = tuple(values)
         count = 1
         for values in frames.values():
@@ -158,13 +191,32 @@ def _live_control(key, spec, value):
     style = {"description_width": "initial"}
     label = _label(key)
     if isinstance(spec, (bool, list, dict)):
-        return w.Dropdown(options=_options(spec), value=value, description=label, style=style)
+        return w.Dropdown(
+            options=_options(spec), value=value, description=label, style=style
+        )
     lo, hi, step = spec
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi, step)):
-        return w.IntSlider(value=value, min=lo, max=hi, step=step, description=label,
-                           continuous_update=False, style=style, layout=layout)
-    return w.FloatSlider(value=value, min=lo, max=hi, step=step, description=label,
-                         continuous_update=False, readout_format=".3g", style=style, layout=layout)
+        return w.IntSlider(
+            value=value,
+            min=lo,
+            max=hi,
+            step=step,
+            description=label,
+            continuous_update=False,
+            style=style,
+            layout=layout,
+        )
+    return w.FloatSlider(
+        value=value,
+        min=lo,
+        max=hi,
+        step=step,
+        description=label,
+        continuous_update=False,
+        readout_format=".3g",
+        style=style,
+        layout=layout,
+    )
 
 
 def _grid_control(key, spec, values, value):
@@ -175,12 +227,24 @@ def _grid_control(key, spec, values, value):
     if isinstance(spec, (bool, list, dict)):
         labels = dict((v, lab) for lab, v in _options(spec))
         options = [(labels.get(v, _format(v)), v) for v in values]
-        return w.Dropdown(options=options, value=value, description=_label(key), style=style)
+        return w.Dropdown(
+            options=options, value=value, description=_label(key), style=style
+        )
     options = [(_format(v), v) for v in values]
-    if len(options) <= 2:  # two positions read better as a choice than as a slider with no middle
-        return w.Dropdown(options=options, value=value, description=_label(key), style=style)
-    return w.SelectionSlider(options=options, value=value, description=_label(key), continuous_update=True,
-                             style=style, layout=w.Layout(width="min(100%, 420px)"))
+    if (
+        len(options) <= 2
+    ):  # two positions read better as a choice than as a slider with no middle
+        return w.Dropdown(
+            options=options, value=value, description=_label(key), style=style
+        )
+    return w.SelectionSlider(
+        options=options,
+        value=value,
+        description=_label(key),
+        continuous_update=True,
+        style=style,
+        layout=w.Layout(width="min(100%, 420px)"),
+    )
 
 
 class Redraw:
@@ -240,11 +304,15 @@ def compact_png(png):
 
     image = Image.open(io.BytesIO(png))
     info = PngImagePlugin.PngInfo()
-    for key, value in image.text.items():  # the figure's recorded text size (plotting.png_bytes)
+    for (
+        key,
+        value,
+    ) in image.text.items():  # the figure's recorded text size (plotting.png_bytes)
         info.add_text(key, value)
     out = io.BytesIO()
     image.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(
-        out, "png", optimize=True, pnginfo=info, dpi=image.info.get("dpi", (100, 100)))
+        out, "png", optimize=True, pnginfo=info, dpi=image.info.get("dpi", (100, 100))
+    )
     return out.getvalue()
 
 
@@ -258,8 +326,10 @@ def _img(png, alt):
     import html
 
     data = base64.b64encode(png).decode("ascii")
-    return (f'<img alt="{html.escape(alt, quote=True)}" src="data:image/png;base64,{data}" '
-            f'style="max-width: 100%; height: auto; display: block;">')
+    return (
+        f'<img alt="{html.escape(alt, quote=True)}" src="data:image/png;base64,{data}" '
+        f'style="max-width: 100%; height: auto; display: block;">'
+    )
 
 
 def _view_widget_class():
@@ -309,10 +379,14 @@ def show(name_or_draw, live=False, **overrides):
     params = {**v.defaults, **overrides}
     redraw = Redraw(v)
     ViewWidget = _view_widget_class()
-    bar = w.Layout(display="flex", flex_flow="row wrap", align_items="center", grid_gap="4px 16px")
+    bar = w.Layout(
+        display="flex", flex_flow="row wrap", align_items="center", grid_gap="4px 16px"
+    )
     png = redraw.png(**params)
     if live:
-        controls = {k: _live_control(k, spec, params[k]) for k, spec in v.controls.items()}
+        controls = {
+            k: _live_control(k, spec, params[k]) for k, spec in v.controls.items()
+        }
         body = w.HTML(_img(png, _alt(v, params, list(controls))))
 
         def update(_change=None):
@@ -323,12 +397,16 @@ def show(name_or_draw, live=False, **overrides):
             c.observe(update, names="value")
     else:
         grid = v.frame_grid(**overrides)
-        controls = {k: _grid_control(k, v.controls[k], grid[k], params[k]) for k in grid}
+        controls = {
+            k: _grid_control(k, v.controls[k], grid[k], params[k]) for k in grid
+        }
         try:
             body = _stack(v, redraw, params, grid, list(grid), controls)
         finally:
             redraw.close()
-    children = [w.Box(list(controls.values()), layout=bar), body] if controls else [body]
+    children = (
+        [w.Box(list(controls.values()), layout=bar), body] if controls else [body]
+    )
     text = f"{v.name}: {v.summary}"
     shown = ViewWidget(children, png, text, layout=w.Layout(width="100%"))
     shown.add_class("dpbook-view")
@@ -340,9 +418,14 @@ def _stack(v, redraw, params, grid, keys, controls):
     import ipywidgets as w
 
     if not keys:
-        return w.HTML(_img(compact_png(redraw.png(**params)), _alt(v, params, list(grid))))
+        return w.HTML(
+            _img(compact_png(redraw.png(**params)), _alt(v, params, list(grid)))
+        )
     key, rest = keys[0], keys[1:]
-    children = [_stack(v, redraw, {**params, key: value}, grid, rest, controls) for value in grid[key]]
+    children = [
+        _stack(v, redraw, {**params, key: value}, grid, rest, controls)
+        for value in grid[key]
+    ]
     stack = w.Stack(children, selected_index=grid[key].index(params[key]))
     w.jsdlink((controls[key], "index"), (stack, "selected_index"))
     return stack
@@ -391,7 +474,9 @@ def _lookup(name_or_draw):
         try:
             return VIEWS[name_or_draw]
         except KeyError:
-            raise ValueError(f"no view named {name_or_draw!r}; known: {sorted(VIEWS)}") from None
+            raise ValueError(
+                f"no view named {name_or_draw!r}; known: {sorted(VIEWS)}"
+            ) from None
     for v in VIEWS.values():
         if v.draw is name_or_draw:
             return v

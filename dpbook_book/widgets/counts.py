@@ -63,9 +63,13 @@ def count_mechanisms(epsilon=1.0, n=10):
             dpbook.discrete_truncated_scale(eps, lower=0, upper=n), lower=0, upper=n
         ),
         "rounded_bit": dpbook.Rounded(dpbook.BIT(b, lower=0.0, upper=float(n))),
-        "rounded_truncated": dpbook.Rounded(dpbook.Truncated(
-            dpbook.truncated_scale(eps, 1.0, 0.0, float(n)), lower=0.0, upper=float(n)
-        )),
+        "rounded_truncated": dpbook.Rounded(
+            dpbook.Truncated(
+                dpbook.truncated_scale(eps, 1.0, 0.0, float(n)),
+                lower=0.0,
+                upper=float(n),
+            )
+        ),
     }
 
 
@@ -73,11 +77,18 @@ def count_mechanisms(epsilon=1.0, n=10):
 def _curves(epsilon, n):
     mechs = count_mechanisms(epsilon, n)
     q = np.arange(n + 1)
-    out = {key: (np.asarray(mech.bias(q)), np.asarray(mech.mse(q))) for key, mech in mechs.items()}
+    out = {
+        key: (np.asarray(mech.bias(q)), np.asarray(mech.mse(q)))
+        for key, mech in mechs.items()
+    }
     return q, out
 
 
-@view(epsilon=(0.25, 3.0, 0.05), n=(2, 40, 1), grid={"epsilon": (0.5, 1.0, 2.0), "n": (5, 10, 30)})
+@view(
+    epsilon=(0.25, 3.0, 0.05),
+    n=(2, 40, 1),
+    grid={"epsilon": (0.5, 1.0, 2.0), "n": (5, 10, 30)},
+)
 def draw_count_boundary(epsilon=1.0, n=10):
     """Bias (left) and root mean squared error (right) over the true count ``q ∈ {0, ..., n}``.
 
@@ -93,13 +104,20 @@ def draw_count_boundary(epsilon=1.0, n=10):
     b = dpbook.laplace_scale(float(epsilon), 1.0)
     lap_rmse = np.sqrt(dpbook.DiscreteLaplace(b).variance(0))
     ax.axhline(0.0, color=COLORS["bound"], lw=0.8)
-    ax2.axhline(lap_rmse, color=COLORS["laplace"], lw=1.0, ls="-.",
-                label="discrete Laplace, unbounded")
+    ax2.axhline(
+        lap_rmse,
+        color=COLORS["laplace"],
+        lw=1.0,
+        ls="-.",
+        label="discrete Laplace, unbounded",
+    )
     ax.set_xlabel(r"true count $q$")
     ax.set_ylabel(r"bias $\mathbb{E}\,M(q) - q$")
     ax2.set_xlabel(r"true count $q$")
     ax2.set_ylabel("root mean squared error")
-    ax.set_title(rf"$\varepsilon={epsilon:.2g}$, counts in $\{{0,\dots,{n}\}}$", fontsize=10)
+    ax.set_title(
+        rf"$\varepsilon={epsilon:.2g}$, counts in $\{{0,\dots,{n}\}}$", fontsize=10
+    )
     ax2.set_title(r"each mechanism $\varepsilon$-DP", fontsize=10)
     ax2.set_ylim(bottom=0.0)
     ax.legend(loc="best")

@@ -41,8 +41,14 @@ METHODS = {
 }
 
 #: the methods' short names, for the bar chart's axis
-SHORT = {"raw": "raw", "clamp": "clamp", "condition": "condition", "least": "φ*",
-         "unbiased": "φ*, unbiased tail", "total": "sum, then clamp"}
+SHORT = {
+    "raw": "raw",
+    "clamp": "clamp",
+    "condition": "condition",
+    "least": "φ*",
+    "unbiased": "φ*, unbiased tail",
+    "total": "sum, then clamp",
+}
 
 #: how many areas the lab has at each true count
 AREAS_PER_COUNT = 20
@@ -58,7 +64,11 @@ _STYLE = {
 
 
 def _epsilon(epsilon):
-    if not (isinstance(epsilon, (int, float, np.number)) and math.isfinite(epsilon) and epsilon > 0):
+    if not (
+        isinstance(epsilon, (int, float, np.number))
+        and math.isfinite(epsilon)
+        and epsilon > 0
+    ):
         raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
     return float(epsilon)
 
@@ -66,7 +76,11 @@ def _epsilon(epsilon):
 def lab_counts(max_count=10, per_count=AREAS_PER_COUNT):
     """The lab's true counts: ``per_count`` areas at each count ``0, …, max_count`` (int64 array)."""
     for name, value, low in (("max_count", max_count, 0), ("per_count", per_count, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, np.integer))
+            or value < low
+        ):
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return np.repeat(np.arange(int(max_count) + 1, dtype=np.int64), int(per_count))
 
@@ -101,10 +115,17 @@ def lab_table(epsilon=0.5, max_count=10):
     for key, mech in count_mechanisms(epsilon).items():
         bias = np.asarray(mech.bias(q), dtype=float)
         var = np.asarray(mech.mse(q), dtype=float) - bias**2
-        out[key] = (float(bias.sum()), float(math.sqrt(var.sum() + bias.sum() ** 2)),
-                    float(np.max(np.abs(mech.bias(np.arange(max_count + 1))))))
+        out[key] = (
+            float(bias.sum()),
+            float(math.sqrt(var.sum() + bias.sum() ** 2)),
+            float(np.max(np.abs(mech.bias(np.arange(max_count + 1))))),
+        )
     b = 1.0 / _epsilon(epsilon)
-    out["total"] = (dpbook.clamped_sum_bias(b, int(q.sum()), q.size), out["raw"][1], math.nan)
+    out["total"] = (
+        dpbook.clamped_sum_bias(b, int(q.sum()), q.size),
+        out["raw"][1],
+        math.nan,
+    )
     return out
 
 
@@ -122,7 +143,14 @@ def draw_least_bias(epsilon=0.5):
     fig, (ax, ax2) = figure(ncols=2)
     ax.plot(k, k, color=COLORS["bound"], lw=0.8, ls=":", label="identity")
     ax.step(k, np.maximum(k, 0), where="mid", **_STYLE["clamp"], label="clamp at 0")
-    ax.plot(k, star.phi(k), marker="o", ms=3.5, **_STYLE["least"], label=r"least-bias $\varphi^*$")
+    ax.plot(
+        k,
+        star.phi(k),
+        marker="o",
+        ms=3.5,
+        **_STYLE["least"],
+        label=r"least-bias $\varphi^*$",
+    )
     ax.axvline(t, color=COLORS["bound"], lw=0.6)
     ax.annotate(rf"$t={t}$", (t, 0), xytext=(4, 4), textcoords="offset points")
     ax.set_xlabel(r"release $k = q + K$")
@@ -131,9 +159,18 @@ def draw_least_bias(epsilon=0.5):
     ax.legend(loc="best")
     q = np.arange(0, t + 8)
     mechs = count_mechanisms(epsilon)
-    ax2.axhspan(-B, B, color=_STYLE["least"]["color"], alpha=0.12, lw=0, label=rf"$\pm B^* = \pm{B:.3f}$")
+    ax2.axhspan(
+        -B,
+        B,
+        color=_STYLE["least"]["color"],
+        alpha=0.12,
+        lw=0,
+        label=rf"$\pm B^* = \pm{B:.3f}$",
+    )
     for key in ("clamp", "condition", "least"):
-        ax2.plot(q, mechs[key].bias(q), marker="o", ms=3, **_STYLE[key], label=METHODS[key])
+        ax2.plot(
+            q, mechs[key].bias(q), marker="o", ms=3, **_STYLE[key], label=METHODS[key]
+        )
     ax2.axhline(0.0, **_STYLE["raw"], label=METHODS["raw"])
     ax2.set_xlabel(r"true count $q$")
     ax2.set_ylabel(r"exact bias $E\,M(q) - q$")
@@ -141,7 +178,11 @@ def draw_least_bias(epsilon=0.5):
     return fig
 
 
-@view(epsilon=(0.2, 2.0, 0.1), max_count=(2, 20, 1), grid={"epsilon": (0.25, 0.5, 1.0, 2.0), "max_count": (5, 10, 20)})
+@view(
+    epsilon=(0.2, 2.0, 0.1),
+    max_count=(2, 20, 1),
+    grid={"epsilon": (0.25, 0.5, 1.0, 2.0), "max_count": (5, 10, 20)},
+)
 def draw_small_areas(epsilon=0.5, max_count=10):
     """Many small areas released at ``ε``: the exact bias per true count, and of the total over all areas.
 
@@ -154,7 +195,9 @@ def draw_small_areas(epsilon=0.5, max_count=10):
     table = lab_table(float(epsilon), int(max_count))
     fig, (ax, ax2) = figure(ncols=2)
     for key in ("clamp", "condition", "least", "unbiased"):
-        ax.plot(q, mechs[key].bias(q), marker="o", ms=3, **_STYLE[key], label=METHODS[key])
+        ax.plot(
+            q, mechs[key].bias(q), marker="o", ms=3, **_STYLE[key], label=METHODS[key]
+        )
     ax.axhline(0.0, **_STYLE["raw"], label=METHODS["raw"])
     ax.set_xlabel(r"true count $q$ of an area")
     ax.set_ylabel(r"exact bias per area")
@@ -162,14 +205,20 @@ def draw_small_areas(epsilon=0.5, max_count=10):
     ax.legend(loc="best")
     keys = list(METHODS)[::-1]  # top to bottom in the order of METHODS
     bias = np.array([table[k][0] for k in keys])
-    sd = np.array([math.sqrt(max(table[k][1] ** 2 - table[k][0] ** 2, 0.0)) for k in keys])
+    sd = np.array(
+        [math.sqrt(max(table[k][1] ** 2 - table[k][0] ** 2, 0.0)) for k in keys]
+    )
     rows = np.arange(len(keys))
-    ax2.barh(rows, bias, height=0.6, color=[_STYLE[k]["color"] for k in keys], alpha=0.85)
+    ax2.barh(
+        rows, bias, height=0.6, color=[_STYLE[k]["color"] for k in keys], alpha=0.85
+    )
     ax2.hlines(rows, bias - sd, bias + sd, color=COLORS["simulation"], lw=1.2)
     ax2.axvline(0.0, color=COLORS["bound"], lw=0.8)
     ax2.set_yticks(rows, [SHORT[k] for k in keys])
     ax2.set_xlabel("exact bias of the total (± 1 sd)")
     n, total = lab_counts(max_count).size, int(lab_counts(max_count).sum())
     ax2.set_title(rf"{n} areas, true total {total}", fontsize=10)
-    fig.subplots_adjust(left=0.3)  # room for the method names beside the bars (the panels are stacked)
+    fig.subplots_adjust(
+        left=0.3
+    )  # room for the method names beside the bars (the panels are stacked)
     return fig

@@ -11,11 +11,10 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
 import dpbook
-from matplotlib.ticker import MaxNLocator
-
 from dpbook_book.plotting import COLORS, figure
 
 from . import view
@@ -23,7 +22,11 @@ from . import view
 __all__ = ["PRIORS", "LOSSES", "count_prior", "count_loss", "draw_count_optimal"]
 
 #: the chapter's priors over the true count (keys are never shown: the dropdown shows the labels)
-PRIORS = {"uniform": "uniform", "binomial": "binomial(n, 0.3)", "spike": "all mass at n // 3"}
+PRIORS = {
+    "uniform": "uniform",
+    "binomial": "binomial(n, 0.3)",
+    "spike": "all mass at n // 3",
+}
 
 #: the chapter's losses, by key: (label, the loss function of dpbook)
 LOSSES = {
@@ -77,12 +80,21 @@ def _squares(ax, matrix, color, title):
     left, bottom, mid = r - side / 2, i - side / 2, i.astype(float)
     right, top = left + side, bottom + side
 
-    def rows(*corners):  # per row: each square's four corners in turn, then a gap before the next row
+    def rows(
+        *corners,
+    ):  # per row: each square's four corners in turn, then a gap before the next row
         row = np.stack(corners, axis=-1).reshape(size, 4 * size)
         return np.column_stack([row, row[:, -1]]).ravel()
 
-    ax.fill_between(rows(left, left, right, right), rows(mid, bottom, bottom, mid), rows(mid, top, top, mid),
-                    where=np.tile(np.arange(4 * size + 1) < 4 * size, size), color=color, alpha=0.8, lw=0)
+    ax.fill_between(
+        rows(left, left, right, right),
+        rows(mid, bottom, bottom, mid),
+        rows(mid, top, top, mid),
+        where=np.tile(np.arange(4 * size + 1) < 4 * size, size),
+        color=color,
+        alpha=0.8,
+        lw=0,
+    )
     ax.set_xlim(-0.7, size - 0.3)
     ax.set_ylim(size - 0.3, -0.7)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -90,10 +102,13 @@ def _squares(ax, matrix, color, title):
     ax.set_title(title, fontsize=9.5)
 
 
-@view(prior=[(label, key) for key, label in PRIORS.items()],
-      loss=[(label, key) for key, (label, _) in LOSSES.items()],
-      epsilon=(0.25, 3.0, 0.25), n=(2, 20, 1),
-      grid={"prior": None, "loss": None, "epsilon": (0.5, 1.0, 2.0)})
+@view(
+    prior=[(label, key) for key, label in PRIORS.items()],
+    loss=[(label, key) for key, (label, _) in LOSSES.items()],
+    epsilon=(0.25, 3.0, 0.25),
+    n=(2, 20, 1),
+    grid={"prior": None, "loss": None, "epsilon": (0.5, 1.0, 2.0)},
+)
 def draw_count_optimal(prior="binomial", loss="absolute", epsilon=1.0, n=10):
     """The best ε-DP count mechanism for one user (linear program) and GRS's (geometric, then remap).
 
@@ -102,8 +117,12 @@ def draw_count_optimal(prior="binomial", loss="absolute", epsilon=1.0, n=10):
     Bottom: the truncated geometric mechanism followed by the user's best remap.  The titles give
     each one's expected loss: equal, as Ghosh, Roughgarden and Sundararajan proved.
     """
-    p, (lp_matrix, lp_value), (grs_matrix, grs_value) = _solve(prior, loss, float(epsilon), int(n))
-    fig, (ax0, ax1, ax2) = figure(ncols=3, gridspec_kw={"width_ratios": [1.0, 1.6, 1.6]})
+    p, (lp_matrix, lp_value), (grs_matrix, grs_value) = _solve(
+        prior, loss, float(epsilon), int(n)
+    )
+    fig, (ax0, ax1, ax2) = figure(
+        ncols=3, gridspec_kw={"width_ratios": [1.0, 1.6, 1.6]}
+    )
     size = int(n) + 1
     ax0.barh(np.arange(size), p, color=COLORS["bound"], height=0.7)
     ax0.set_ylim(size - 0.3, -0.7)
@@ -112,14 +131,27 @@ def draw_count_optimal(prior="binomial", loss="absolute", epsilon=1.0, n=10):
     ax0.set_ylabel(r"true count $i$")
     ax0.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax0.set_title(f"prior: {PRIORS[prior]}", fontsize=9.5)
-    _squares(ax1, lp_matrix, COLORS["laplace"], f"best ε-DP mechanism\nexpected loss {lp_value:.4f}")
-    _squares(ax2, grs_matrix, COLORS["bit"], f"geometric + best remap\nexpected loss {grs_value:.4f}")
+    _squares(
+        ax1,
+        lp_matrix,
+        COLORS["laplace"],
+        f"best ε-DP mechanism\nexpected loss {lp_value:.4f}",
+    )
+    _squares(
+        ax2,
+        grs_matrix,
+        COLORS["bit"],
+        f"geometric + best remap\nexpected loss {grs_value:.4f}",
+    )
     for ax in (ax1, ax2):
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(r"true count $i$")
     height = fig.get_figheight()
-    fig.suptitle(rf"{LOSSES[loss][0]}, $\varepsilon = {float(epsilon):g}$, counts $0, \ldots, {int(n)}$",
-                 fontsize=10, y=1 - 0.12 / height)
+    fig.suptitle(
+        rf"{LOSSES[loss][0]}, $\varepsilon = {float(epsilon):g}$, counts $0, \ldots, {int(n)}$",
+        fontsize=10,
+        y=1 - 0.12 / height,
+    )
     # the panels are stacked: room above for the title, and between them for two-line panel titles
     fig.subplots_adjust(top=1 - 0.85 / height, hspace=0.45)
     return fig

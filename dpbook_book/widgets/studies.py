@@ -43,30 +43,80 @@ def plot_bands(ax, x, releases, original, color, label, show_original=True):
     lo, q1, q3, hi = np.nanpercentile(releases, [2.5, 25, 75, 97.5], axis=1)
     ax.fill_between(x, lo, hi, color=color, alpha=0.15, lw=0)
     ax.fill_between(x, q1, q3, color=color, alpha=0.35, lw=0)
-    ax.plot(x, np.nanmean(releases, axis=1), color=color, marker="o", ms=3, label=f"{label}: mean")
-    ax.plot(x, original, color=COLORS["simulation"], ls="--", lw=1.2, label="original" if show_original else None)
+    ax.plot(
+        x,
+        np.nanmean(releases, axis=1),
+        color=color,
+        marker="o",
+        ms=3,
+        label=f"{label}: mean",
+    )
+    ax.plot(
+        x,
+        original,
+        color=COLORS["simulation"],
+        ls="--",
+        lw=1.2,
+        label="original" if show_original else None,
+    )
     ax.set_xscale("log")
     ax.set_xticks(x, [str(v) for v in x])
     ax.minorticks_off()
 
 
-@view(n=(50, 800, 50), epsilon=(0.2, 5.0, 0.1), rho=[0.0, -0.5, 0.9], statistic=["corr", "var1", "var2"],
-      grid={"statistic": None, "rho": None, "epsilon": (0.5, 1.0, 2.0)})
+@view(
+    n=(50, 800, 50),
+    epsilon=(0.2, 5.0, 0.1),
+    rho=[0.0, -0.5, 0.9],
+    statistic=["corr", "var1", "var2"],
+    grid={"statistic": None, "rho": None, "epsilon": (0.5, 1.0, 2.0)},
+)
 def draw_covariance_release(n=100, epsilon=1.0, rho=0.9, statistic="corr", reps=150):
     """Histograms of BIT and truncated releases of ``s_1^2``, ``s_2^2`` or ``r`` for one data set."""
     rng = np.random.default_rng([int(n), int(round(100 * rho)) % 1000, 4])
     s = COVARIANCE_SETTINGS
-    x, lower, upper = clipped_bivariate_normal(int(n), rho, sd=s["sd"], bound=s["bound"], rng=rng)
+    x, lower, upper = clipped_bivariate_normal(
+        int(n), rho, sd=s["sd"], bound=s["bound"], rng=rng
+    )
     j = {"var1": 0, "var2": 1, "corr": 3}[statistic]
-    edges = (-1.0, 1.0) if statistic == "corr" else (0.0, max_sample_variance(lower[j], upper[j], n))
+    edges = (
+        (-1.0, 1.0)
+        if statistic == "corr"
+        else (0.0, max_sample_variance(lower[j], upper[j], n))
+    )
     fig, ax = figure()
     for kind in ("bit", "truncated"):
-        out = sanitize_covariance(x, lower, upper, epsilon, _FAMILIES[kind], reps, rng=rng, conditional_mean=False)
+        out = sanitize_covariance(
+            x,
+            lower,
+            upper,
+            epsilon,
+            _FAMILIES[kind],
+            reps,
+            rng=rng,
+            conditional_mean=False,
+        )
         released = out[statistic][np.isfinite(out[statistic])]
-        ax.hist(released, bins=np.linspace(*edges, 41), histtype="step", lw=1.5, color=COLORS[kind], label=kind)
-    ax.axvline(out["original"][j], color=COLORS["simulation"], ls="--", lw=1.2, label="original")
-    ax.set(xlabel=_LABELS[statistic], ylabel=f"count of {reps} releases",
-           title=f"n = {n}, ρ = {rho}, ε = {epsilon:g} (ε/3 per statistic)")
+        ax.hist(
+            released,
+            bins=np.linspace(*edges, 41),
+            histtype="step",
+            lw=1.5,
+            color=COLORS[kind],
+            label=kind,
+        )
+    ax.axvline(
+        out["original"][j],
+        color=COLORS["simulation"],
+        ls="--",
+        lw=1.2,
+        label="original",
+    )
+    ax.set(
+        xlabel=_LABELS[statistic],
+        ylabel=f"count of {reps} releases",
+        title=f"n = {n}, ρ = {rho}, ε = {epsilon:g} (ε/3 per statistic)",
+    )
     ax.legend(loc="best")
     return fig
 
@@ -74,7 +124,9 @@ def draw_covariance_release(n=100, epsilon=1.0, rho=0.9, statistic="corr", reps=
 def _study2_metric(epsilon, method, kind, metric, reps, rng):
     rows, base = [], []
     for n in STUDY2_N:
-        out = simulate_proportions(STUDY2_PI, n, epsilon, _FAMILIES[kind], method, reps, rng=rng)
+        out = simulate_proportions(
+            STUDY2_PI, n, epsilon, _FAMILIES[kind], method, reps, rng=rng
+        )
         rel, ph = out["release"], out["phat"]
         if metric == "coverage":
             rows.append(coverage(*wald_interval(rel, n), STUDY2_PI)[0])
@@ -86,16 +138,30 @@ def _study2_metric(epsilon, method, kind, metric, reps, rng):
     return np.array(rows), np.array(base)
 
 
-@view(epsilon=(0.1, 5.0, 0.1), method=[("rescale", "rescale"), ("all but one", "all_but_one"), ("tree", "tree")], kind=["bit", "truncated"],
-      metric=["bias", "rmse", "coverage"], grid={"metric": None, "method": None, "kind": None})
-def draw_proportions_study(epsilon=0.5, method="rescale", kind="bit", metric="coverage", reps=1000):
+@view(
+    epsilon=(0.1, 5.0, 0.1),
+    method=[("rescale", "rescale"), ("all but one", "all_but_one"), ("tree", "tree")],
+    kind=["bit", "truncated"],
+    metric=["bias", "rmse", "coverage"],
+    grid={"metric": None, "method": None, "kind": None},
+)
+def draw_proportions_study(
+    epsilon=0.5, method="rescale", kind="bit", metric="coverage", reps=1000
+):
     """Bias, RMSE or coverage of the 95% Wald interval of each released proportion against ``n``."""
     rng = np.random.default_rng(5)
     rows, base = _study2_metric(epsilon, method, kind, metric, reps, rng)
     fig, ax = figure()
     n = np.array(STUDY2_N)
     for j, p in enumerate(STUDY2_PI):
-        ax.plot(n, rows[:, j], marker="o", ms=3, color=_PCOLORS[j], label=rf"$\pi_{j + 1} = {p:g}$")
+        ax.plot(
+            n,
+            rows[:, j],
+            marker="o",
+            ms=3,
+            color=_PCOLORS[j],
+            label=rf"$\pi_{j + 1} = {p:g}$",
+        )
         ax.plot(n, base[:, j], ls=":", color=_PCOLORS[j])
     if metric == "coverage":
         ax.axhline(0.95, color=COLORS["bound"], lw=1)
@@ -104,25 +170,46 @@ def draw_proportions_study(epsilon=0.5, method="rescale", kind="bit", metric="co
     ax.set_xscale("log")
     ax.set_xticks(n, [str(v) for v in n])
     ax.minorticks_off()
-    names = {"bias": "bias of $\\tilde\\pi_j$", "rmse": "RMSE of $\\tilde\\pi_j$",
-             "coverage": "coverage of 95% interval"}
-    ax.set(xlabel="sample size $n$", ylabel=names[metric],
-           title=f"{method}, {kind}, ε = {epsilon:g}; dotted: original data")
+    names = {
+        "bias": "bias of $\\tilde\\pi_j$",
+        "rmse": "RMSE of $\\tilde\\pi_j$",
+        "coverage": "coverage of 95% interval",
+    }
+    ax.set(
+        xlabel="sample size $n$",
+        ylabel=names[metric],
+        title=f"{method}, {kind}, ε = {epsilon:g}; dotted: original data",
+    )
     ax.legend(loc="best", ncols=2)
     return fig
 
 
-@view(epsilon=(0.1, 5.0, 0.1), kind=["bit", "truncated"], releases=(2, 10, 1),
-      grid={"kind": None, "epsilon": (0.25, 0.5, 1.0), "releases": (2, 3, 5, 7, 10)})
+@view(
+    epsilon=(0.1, 5.0, 0.1),
+    kind=["bit", "truncated"],
+    releases=(2, 10, 1),
+    grid={"kind": None, "epsilon": (0.25, 0.5, 1.0), "releases": (2, 3, 5, 7, 10)},
+)
 def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
     """Coverage of one release at ``ε`` against ``m`` releases at ``ε/m`` combined (re-scaling)."""
     rng = np.random.default_rng(6)
     n_values = np.array(STUDY2_N)
     one, many = [], []
     for n in n_values:
-        single = simulate_proportions(STUDY2_PI, n, epsilon, _FAMILIES[kind], "rescale", reps, rng=rng)["release"]
+        single = simulate_proportions(
+            STUDY2_PI, n, epsilon, _FAMILIES[kind], "rescale", reps, rng=rng
+        )["release"]
         one.append(coverage(*wald_interval(single, n), STUDY2_PI)[0])
-        rel = simulate_proportions(STUDY2_PI, n, epsilon, _FAMILIES[kind], "rescale", reps, releases=releases, rng=rng)["release"]
+        rel = simulate_proportions(
+            STUDY2_PI,
+            n,
+            epsilon,
+            _FAMILIES[kind],
+            "rescale",
+            reps,
+            releases=releases,
+            rng=rng,
+        )["release"]
         qbar, T, df = combine_releases(rel, rel * (1 - rel) / n, axis=0)
         half = stats.t.ppf(0.975, df) * np.sqrt(T)
         many.append(coverage(qbar - half, qbar + half, STUDY2_PI)[0])
@@ -130,12 +217,22 @@ def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
     fig, ax = figure()
     for j, p in enumerate(STUDY2_PI):
         ax.plot(n_values, one[:, j], ls=":", marker="o", ms=3, color=_PCOLORS[j])
-        ax.plot(n_values, many[:, j], marker="s", ms=3, color=_PCOLORS[j], label=rf"$\pi_{j + 1} = {p:g}$")
+        ax.plot(
+            n_values,
+            many[:, j],
+            marker="s",
+            ms=3,
+            color=_PCOLORS[j],
+            label=rf"$\pi_{j + 1} = {p:g}$",
+        )
     ax.axhline(0.95, color=COLORS["bound"], lw=1)
     ax.set_xscale("log")
     ax.set_xticks(n_values, [str(v) for v in n_values])
     ax.minorticks_off()
-    ax.set(xlabel="sample size $n$", ylabel="coverage of 95% interval",
-           title=f"{kind}, ε = {epsilon:g}: dotted one release, solid m = {releases} at ε/m")
+    ax.set(
+        xlabel="sample size $n$",
+        ylabel="coverage of 95% interval",
+        title=f"{kind}, ε = {epsilon:g}: dotted one release, solid m = {releases} at ε/m",
+    )
     ax.legend(loc="best", ncols=2)
     return fig

@@ -22,7 +22,6 @@ import dpbook
 from dpbook import discrete_laplace_noise
 from dpbook._kernels import exact_sampling as es
 
-
 # --- exhaustive enumeration of a sampler's random integers ---------------------------------------
 
 
@@ -41,7 +40,9 @@ class _ReplayGenerator:
         self.pos = 0
 
     def integers(self, low, high, size=None):
-        assert np.ndim(low) == 0 and np.ndim(high) == 0, "the samplers draw with scalar bounds"
+        assert np.ndim(low) == 0 and np.ndim(high) == 0, (
+            "the samplers draw with scalar bounds"
+        )
         low, high = int(low), int(high)
         count = 1 if size is None else int(np.prod(size))
         values = []
@@ -49,7 +50,9 @@ class _ReplayGenerator:
             if self.pos == len(self.path):
                 raise _NeedDraw(high - low)
             value, width = self.path[self.pos]
-            assert width == high - low, "the sampler is not deterministic given its draws"
+            assert width == high - low, (
+                "the sampler is not deterministic given its draws"
+            )
             values.append(low + value)
             self.pos += 1
         return np.array(values, dtype=np.int64).reshape(() if size is None else size)
@@ -98,13 +101,18 @@ def _alternating_exp(gamma, rounds):
     <= rounds.
     """
     last = rounds if rounds % 2 else rounds - 1
-    return sum(((-gamma) ** j / math.factorial(j) for j in range(last + 1)), Fraction(0))
+    return sum(
+        ((-gamma) ** j / math.factorial(j) for j in range(last + 1)), Fraction(0)
+    )
 
 
 # --- Algorithm 1: Bernoulli(exp(-γ)) ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("a, c, max_draws", [(0, 1, 6), (1, 1, 7), (1, 2, 6), (2, 3, 5), (3, 3, 6), (1, 5, 4)])
+@pytest.mark.parametrize(
+    "a, c, max_draws",
+    [(0, 1, 6), (1, 1, 7), (1, 2, 6), (2, 3, 5), (3, 3, 6), (1, 5, 4)],
+)
 def test_bernoulli_exp_fraction_is_exact(a, c, max_draws):
     """P(1) is exactly the partial sum of exp(-γ) = Σ (-γ)^j/j! that the unpruned paths cover.
 
@@ -112,13 +120,18 @@ def test_bernoulli_exp_fraction_is_exact(a, c, max_draws):
     pruned paths carry γ^J/J!: the truncation bound.  (With a = c round 1 needs no draw.)
     """
     gamma = Fraction(a, c)
-    law, pruned = enumerate_law(lambda rng: es._bernoulli_exp_fraction(rng, 1, a, c), max_draws=max_draws)
+    law, pruned = enumerate_law(
+        lambda rng: es._bernoulli_exp_fraction(rng, 1, a, c), max_draws=max_draws
+    )
     rounds = max_draws + 1 if a == c else max_draws
     if a == 0:
         rounds = 1  # the first draw always ends it
     assert law.get((True,), 0) == _alternating_exp(gamma, rounds)
     assert pruned == gamma**rounds / math.factorial(rounds)
-    assert abs(float(law.get((True,), 0)) - math.exp(-float(gamma))) <= float(pruned) + 1e-15
+    assert (
+        abs(float(law.get((True,), 0)) - math.exp(-float(gamma)))
+        <= float(pruned) + 1e-15
+    )
 
 
 @pytest.mark.parametrize("a, c", [(1, 2), (2, 2), (2, 3)])
@@ -156,24 +169,38 @@ def test_bernoulli_exp_large_is_exact_within_truncation(g, f, c):
     Paths below probability 1e-4 are pruned; the pruned mass (the bound) is under 0.01 (2.5e-5,
     4.0e-4 and 7.6e-3 for the three cases).
     """
-    law, pruned = enumerate_law(lambda rng: es._bernoulli_exp_large(rng, 1, g, f, c), min_prob=Fraction(1, 10**4),
-                                cuts={1, f})
+    law, pruned = enumerate_law(
+        lambda rng: es._bernoulli_exp_large(rng, 1, g, f, c),
+        min_prob=Fraction(1, 10**4),
+        cuts={1, f},
+    )
     p = law.get((True,), Fraction(0))
     target = math.exp(-(g + f / c))
     assert float(p) <= target + 1e-15 and target <= float(p + pruned) + 1e-15
     assert pruned < Fraction(1, 100)  # the bound is informative
 
 
-@pytest.mark.parametrize("m, num, den, min_prob", [(2, 5, 2, Fraction(1, 10**5)), (3, 3, 1, Fraction(1, 20000)),
-                                                   (2, 7, 3, Fraction(1, 10**5))])
+@pytest.mark.parametrize(
+    "m, num, den, min_prob",
+    [
+        (2, 5, 2, Fraction(1, 10**5)),
+        (3, 3, 1, Fraction(1, 20000)),
+        (2, 7, 3, Fraction(1, 10**5)),
+    ],
+)
 def test_truncated_geometric_is_exact_within_truncation(m, num, den, min_prob):
     """R on {0..m-1} with P(R=r) ∝ exp(-r·den/num): every enumerated P(r) within the pruned mass.
 
     The pruned mass (the bound) is 1.1e-3, 1.8e-2 and 1.3e-3 for the three cases.
     """
-    cuts = set(range(1, m)) | {u * den for u in range(m)}  # every U; each U·den threshold
-    law, pruned = enumerate_law(lambda rng: es._truncated_geometric(rng, 1, m, num, den),
-                                min_prob=min_prob, cuts=cuts)
+    cuts = set(range(1, m)) | {
+        u * den for u in range(m)
+    }  # every U; each U·den threshold
+    law, pruned = enumerate_law(
+        lambda rng: es._truncated_geometric(rng, 1, m, num, den),
+        min_prob=min_prob,
+        cuts=cuts,
+    )
     weights = [math.exp(-r * den / num) for r in range(m)]
     for r in range(m):
         target = weights[r] / sum(weights)
@@ -199,15 +226,23 @@ def test_whole_sampler_is_exact_within_truncation(scale, min_prob):
     num, den = scale.numerator, scale.denominator
     m = num // den
     if m == 0:
-        cuts = {1, den % num}  # Bernoulli(exp(-1)) and Bernoulli(exp(-f/num)) thresholds; the sign
+        cuts = {
+            1,
+            den % num,
+        }  # Bernoulli(exp(-1)) and Bernoulli(exp(-f/num)) thresholds; the sign
     else:
         cuts = {1, m * den} | set(range(1, m)) | {u * den for u in range(m)}
-    law, pruned = enumerate_law(lambda rng: es._discrete_laplace(rng, 1, num, den), min_prob=min_prob,
-                                cuts=cuts)
+    law, pruned = enumerate_law(
+        lambda rng: es._discrete_laplace(rng, 1, num, den), min_prob=min_prob, cuts=cuts
+    )
     assert pruned < Fraction(1, 100)
     for (k,), p in law.items():
         target = _pmf(k, float(scale))
-        assert float(p) <= target + 1e-15 and target <= float(p + pruned) + 1e-15, (k, p, target)
+        assert float(p) <= target + 1e-15 and target <= float(p + pruned) + 1e-15, (
+            k,
+            p,
+            target,
+        )
     for k in range(-2, 3):
         assert (k,) in law
 
@@ -254,12 +289,16 @@ def _chi2_pvalue(draws, scale, *, min_expected=20.0):
     observed.append(np.count_nonzero(draws <= -last))
     expected.append(rest)
     for i in range(len(probs) - 1, 0, -1):
-        observed.append(np.count_nonzero((draws <= -edges[i]) & (draws > -edges[i] - width)))
+        observed.append(
+            np.count_nonzero((draws <= -edges[i]) & (draws > -edges[i] - width))
+        )
         expected.append(probs[i])
     observed.append(np.count_nonzero(draws == 0))
     expected.append(probs[0])
     for i in range(1, len(probs)):
-        observed.append(np.count_nonzero((draws >= edges[i]) & (draws < edges[i] + width)))
+        observed.append(
+            np.count_nonzero((draws >= edges[i]) & (draws < edges[i] + width))
+        )
         expected.append(probs[i])
     observed.append(np.count_nonzero(draws >= last))
     expected.append(rest)
@@ -298,7 +337,9 @@ def test_chi_square_rejects_a_sampler_one_percent_off(scale):
 def test_seeded_reproducibility_and_dtype():
     x = discrete_laplace_noise(3.5, (4, 5), rng=11)
     assert x.dtype == np.int64 and x.shape == (4, 5)
-    assert np.array_equal(x, discrete_laplace_noise(3.5, (4, 5), rng=np.random.default_rng(11)))
+    assert np.array_equal(
+        x, discrete_laplace_noise(3.5, (4, 5), rng=np.random.default_rng(11))
+    )
     assert not np.array_equal(x, discrete_laplace_noise(3.5, (4, 5), rng=12))
     one = discrete_laplace_noise(3.5, rng=11)
     assert type(one) is int
@@ -339,16 +380,40 @@ def test_a_draw_beyond_int64_raises_instead_of_wrapping(monkeypatch):
         discrete_laplace_noise(10.0, 1000, rng=0)
 
 
-@pytest.mark.parametrize("bad", [0, 0.0, -1.0, float("nan"), float("inf"), "2", True, None, [1.0],
-                                 2.0**52 * 2, 10**20, Fraction(-1, 2), Fraction(2**70 + 1, 2**20)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        0,
+        0.0,
+        -1.0,
+        float("nan"),
+        float("inf"),
+        "2",
+        True,
+        None,
+        [1.0],
+        2.0**52 * 2,
+        10**20,
+        Fraction(-1, 2),
+        Fraction(2**70 + 1, 2**20),
+    ],
+)
 def test_bad_scale_raises(bad):
     with pytest.raises(ValueError, match="scale"):
         discrete_laplace_noise(bad, 3, rng=0)
 
 
-@pytest.mark.parametrize("kwargs, name", [({"size": -1}, "size"), ({"size": 1.5}, "size"),
-                                          ({"size": (2, -1)}, "size"), ({"rng": -1}, "rng"),
-                                          ({"rng": "x"}, "rng"), ({"rng": np.random.RandomState(0)}, "rng")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"size": -1}, "size"),
+        ({"size": 1.5}, "size"),
+        ({"size": (2, -1)}, "size"),
+        ({"rng": -1}, "rng"),
+        ({"rng": "x"}, "rng"),
+        ({"rng": np.random.RandomState(0)}, "rng"),
+    ],
+)
 def test_bad_size_and_rng_raise(kwargs, name):
     with pytest.raises(ValueError, match=name):
         discrete_laplace_noise(1.0, **kwargs)

@@ -37,7 +37,6 @@ def random_correlation(rng, p):
     return C / np.outer(d, d)
 
 
-
 # --- bounds ------------------------------------------------------------------------------------
 
 
@@ -51,7 +50,6 @@ def test_max_sample_variance_by_enumeration(n):
         max_sample_variance(0, 1, 1)
     with pytest.raises(ValueError, match="lower|upper"):
         max_sample_variance(1, 0, 5)
-
 
 
 # --- releases ------------------------------------------------------------------------------------
@@ -120,7 +118,11 @@ def test_release_bad_input():
 
 
 def bivariate(n, rho, rng, sd=(1.0, 2.0), bound=4.0):
-    z = rng.multivariate_normal([0, 0], [[sd[0] ** 2, rho * sd[0] * sd[1]], [rho * sd[0] * sd[1], sd[1] ** 2]], size=n)
+    z = rng.multivariate_normal(
+        [0, 0],
+        [[sd[0] ** 2, rho * sd[0] * sd[1]], [rho * sd[0] * sd[1], sd[1] ** 2]],
+        size=n,
+    )
     return np.clip(z, [-bound * sd[0], -bound * sd[1]], [bound * sd[0], bound * sd[1]])
 
 
@@ -144,7 +146,9 @@ def test_sanitize_covariance_moments(kind):
     assert abs((out["cov"] - out["cov_mean"]).mean()) < 5 * se
     c = np.sqrt(out["var1"] * out["var2"])
     assert (np.abs(out["cov"]) <= c + 1e-12).all()
-    assert (np.abs(out["corr"][c > 0]) <= 1 + 1e-12).all() and np.isnan(out["corr"][c == 0]).all()
+    assert (np.abs(out["corr"][c > 0]) <= 1 + 1e-12).all() and np.isnan(
+        out["corr"][c == 0]
+    ).all()
 
 
 def test_sanitize_covariance_bad_input():
@@ -181,8 +185,11 @@ def test_wald_coverage_of_binomial_proportion():
     n, p, reps = 400, 0.3, 20_000
     phat = rng.binomial(n, p, size=reps) / n
     rate, se = coverage(*wald_interval(phat, n), p)
-    exact = sum(stats.binom.pmf(k, n, p) for k in range(n + 1)
-                if abs(k / n - p) <= stats.norm.ppf(0.975) * np.sqrt(k / n * (1 - k / n) / n))
+    exact = sum(
+        stats.binom.pmf(k, n, p)
+        for k in range(n + 1)
+        if abs(k / n - p) <= stats.norm.ppf(0.975) * np.sqrt(k / n * (1 - k / n) / n)
+    )
     assert abs(rate - exact) < 5 * np.sqrt(exact * (1 - exact) / reps)
 
 
@@ -196,7 +203,9 @@ def test_combine_releases_unbiased_and_covers():
     qbar, T, df = combine_releases(rel, within, axis=0)
     target = s**2 + tau**2 / m
     assert abs(T.mean() - target) < 5 * T.std() / np.sqrt(reps)
-    assert abs(((qbar - theta) ** 2).mean() - target) < 5 * ((qbar - theta) ** 2).std() / np.sqrt(reps)
+    assert abs(((qbar - theta) ** 2).mean() - target) < 5 * (
+        (qbar - theta) ** 2
+    ).std() / np.sqrt(reps)
     half = stats.t.ppf(0.975, df) * np.sqrt(T)
     rate, se = coverage(qbar - half, qbar + half, theta)
     assert abs(rate - 0.95) < 5 * np.sqrt(0.95 * 0.05 / reps) + 0.005
@@ -209,8 +218,12 @@ def test_combine_releases_unbiased_and_covers():
 # --- exact coverage and tree noise ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", [None, dpbook.BIT, dpbook.Truncated, lambda b, **bounds: dpbook.Laplace(b)])
-@pytest.mark.parametrize("n,p,b", [(60, 0.05, 0.05), (300, 0.3, 0.01), (1000, 0.5, 0.002)])
+@pytest.mark.parametrize(
+    "kind", [None, dpbook.BIT, dpbook.Truncated, lambda b, **bounds: dpbook.Laplace(b)]
+)
+@pytest.mark.parametrize(
+    "n,p,b", [(60, 0.05, 0.05), (300, 0.3, 0.01), (1000, 0.5, 0.002)]
+)
 def test_wald_coverage_matches_simulation(kind, n, p, b):
     from dpbook_book.studies import wald_coverage
 

@@ -1,4 +1,5 @@
-"""Tests of dpbook.families.step, dpbook.design.least_bias and dpbook.design.least_count_bias: exact step-function formulas, the verification, the linear program."""
+"""Tests of dpbook.families.step, dpbook.design.least_bias and dpbook.design.least_count_bias: exact
+step-function formulas, the verification, the linear program."""
 
 import math
 import warnings
@@ -10,9 +11,16 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 import dpbook
-from dpbook import Laplace
-from dpbook import StepPostProcessed, dp_bias_lower_bound, laplace_cell_masses, min_bias_postprocessing, optimal_postprocessing, verify_bias, verify_mse
-
+from dpbook import (
+    Laplace,
+    StepPostProcessed,
+    dp_bias_lower_bound,
+    laplace_cell_masses,
+    min_bias_postprocessing,
+    optimal_postprocessing,
+    verify_bias,
+    verify_mse,
+)
 
 W1E = 0.2784645427610738  # W(1/e), checked against bias_lower_bound below
 
@@ -26,19 +34,31 @@ def step_functions(draw):
     edges = b * (start + np.concatenate([[0.0], np.cumsum(gaps)]))
     values = b * np.array(draw(st.lists(st.floats(0.0, 10.0), min_size=n, max_size=n)))
     shift = edges[-1] - b * draw(st.floats(0.0, 5.0))
-    q = b * draw(st.one_of(st.floats(0.0, 12.0), st.floats(12.0, 700.0), st.sampled_from([0.0, 700.0])))
+    q = b * draw(
+        st.one_of(
+            st.floats(0.0, 12.0), st.floats(12.0, 700.0), st.sampled_from([0.0, 700.0])
+        )
+    )
     return b, edges, values, shift, q
 
 
 def _quad(g, q, edges, b):
     """∫ g(x) f_q(x) dx, split at q and at every edge."""
-    cuts = np.unique(np.concatenate([[-np.inf, q, np.inf], edges, q + b * np.array([-30.0, 30.0])]))
+    cuts = np.unique(
+        np.concatenate([[-np.inf, q, np.inf], edges, q + b * np.array([-30.0, 30.0])])
+    )
     total = 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         for lo, hi in zip(cuts[:-1], cuts[1:]):
-            val, _ = integrate.quad(lambda x: g(x) * Laplace(b).pdf(x, q), lo, hi,
-                                    epsabs=1e-300, epsrel=1e-13, limit=200)
+            val, _ = integrate.quad(
+                lambda x: g(x) * Laplace(b).pdf(x, q),
+                lo,
+                hi,
+                epsabs=1e-300,
+                epsrel=1e-13,
+                limit=200,
+            )
             total += val
     return total
 
@@ -72,7 +92,9 @@ def test_cell_masses_keep_relative_precision_in_both_tails():
     assert np.allclose(m.sum(axis=-1) + tail, 1.0, atol=1e-15)
     # far right of every cell: mass of (0, 1] at q = 600 is (e - 1) e^{-600} / 2
     assert math.isclose(m[2, 2], 0.5 * (math.e - 1) * math.exp(-600.0), rel_tol=1e-12)
-    assert math.isclose(m[0, 3], 0.5 * (1 - 1 / math.e) * math.exp(-601.0), rel_tol=1e-12)
+    assert math.isclose(
+        m[0, 3], 0.5 * (1 - 1 / math.e) * math.exp(-601.0), rel_tol=1e-12
+    )
 
 
 def test_no_warning_or_nan_at_extremes():
@@ -101,7 +123,9 @@ def test_sampler_matches_cdf_and_mean(q):
     assert stats.chisquare(observed, expected).pvalue > 1e-3
     se = x.std() / math.sqrt(x.size)
     assert abs(x.mean() - mech.mean(q)) < 5 * se
-    assert abs(np.mean((x - q) ** 2) - mech.mse(q)) < 5 * np.std((x - q) ** 2) / math.sqrt(x.size)
+    assert abs(np.mean((x - q) ** 2) - mech.mse(q)) < 5 * np.std(
+        (x - q) ** 2
+    ) / math.sqrt(x.size)
 
 
 def test_logpdf_is_the_shifted_laplace_beyond_the_last_edge():
@@ -121,7 +145,9 @@ def test_translated_ramp_as_a_step_function_verifies_to_theorem_4_1():
         assert abs(v.value - exact) < 1e-12 * b
         assert exact <= v.upper < exact + 1e-5 * b
         q = np.linspace(0, 5 * b, 11)
-        assert np.allclose(mech.bias(q), dpbook.TranslatedRamp(b, alpha).bias(q), atol=1e-13 * b)
+        assert np.allclose(
+            mech.bias(q), dpbook.TranslatedRamp(b, alpha).bias(q), atol=1e-13 * b
+        )
 
 
 def test_verification_brackets_an_independent_certificate():
@@ -163,19 +189,30 @@ def test_optimal_postprocessing_attains_the_proposition_5_bound():
         assert abs(v.value - lower) < 1e-12 * b
         assert v.upper < lower * (1 + 1e-5)
         q = np.linspace(0, opt.edges[-1], 50)
-        assert np.allclose(opt.bias(q), b * np.exp((q - opt.edges[-1]) / b) - q, atol=1e-13 * b)
+        assert np.allclose(
+            opt.bias(q), b * np.exp((q - opt.edges[-1]) / b) - q, atol=1e-13 * b
+        )
         assert abs(verify_mse(opt).value - (2 + W1E**2) * b * b) < 1e-12 * b * b
 
 
 @pytest.fixture(scope="module")
 def coarse_lp():
-    return min_bias_postprocessing(scale=1.0, x_range=(-6.0, 12.0), cell=0.25, q_max=24.0, q_step=0.5, tame=None,
-                                   check_step=0.005)
+    return min_bias_postprocessing(
+        scale=1.0,
+        x_range=(-6.0, 12.0),
+        cell=0.25,
+        q_max=24.0,
+        q_step=0.5,
+        tame=None,
+        check_step=0.005,
+    )
 
 
 @pytest.fixture(scope="module")
 def fine_lp():
-    return min_bias_postprocessing(scale=1.0, x_range=(-6.0, 12.0), cell=0.2, q_max=24.0, q_step=0.02)
+    return min_bias_postprocessing(
+        scale=1.0, x_range=(-6.0, 12.0), cell=0.2, q_max=24.0, q_step=0.02
+    )
 
 
 def _independent_worst_bias(mech, q_max=40.0, n=40001):
@@ -187,7 +224,11 @@ def test_coarse_grid_lets_the_program_cheat_and_the_verification_catches_it(coar
     # the objective undercuts the proven lower bound: it cannot be a worst-case bias
     assert r.objective < dpbook.bias_lower_bound(1.0)
     assert r.bias.value > r.objective + 0.1
-    assert r.bias.value <= _independent_worst_bias(r.mechanism) + 1e-12 <= r.bias.upper + 1e-12
+    assert (
+        r.bias.value
+        <= _independent_worst_bias(r.mechanism) + 1e-12
+        <= r.bias.upper + 1e-12
+    )
 
 
 def test_returned_value_is_the_verified_one(fine_lp):
@@ -200,7 +241,11 @@ def test_returned_value_is_the_verified_one(fine_lp):
     assert r.bias.value == verify_bias(r.mechanism, step=0.005).value
     assert r.bias.value >= r.objective - 1e-9
     # a valid worst-case bias obeys Proposition 5, and the tamed program gets within 0.2% of it
-    assert dpbook.bias_lower_bound(1.0) <= r.bias.value < 1.002 * dpbook.bias_lower_bound(1.0)
+    assert (
+        dpbook.bias_lower_bound(1.0)
+        <= r.bias.value
+        < 1.002 * dpbook.bias_lower_bound(1.0)
+    )
     assert r.mse.value < 3.0
     assert r.mse.value >= np.max(r.mechanism.mse(np.linspace(0, 30, 3001))) - 1e-12
 
@@ -218,7 +263,10 @@ def test_dp_bias_lower_bound_is_the_best_integer_step():
     "call, name",
     [
         (lambda: StepPostProcessed(-1.0, [0.0], [0.0], 0.0).bias(0.0), "scale"),
-        (lambda: StepPostProcessed(1.0, [1.0, 0.0], [0.0, 0.0], 0.0).bias(0.0), "edges"),
+        (
+            lambda: StepPostProcessed(1.0, [1.0, 0.0], [0.0, 0.0], 0.0).bias(0.0),
+            "edges",
+        ),
         (lambda: StepPostProcessed(1.0, [0.0], [0.0, 1.0], 0.0).bias(0.0), "values"),
         (lambda: StepPostProcessed(1.0, [0.0], [-1.0], 0.0).bias(0.0), "values"),
         (lambda: StepPostProcessed(1.0, [0.0], [0.0], 1.0).bias(0.0), "shift"),

@@ -1,4 +1,5 @@
-"""Tests of dpbook.families.step, dpbook.design.least_bias and dpbook.design.least_count_bias: exact step-function formulas, the verification, the linear program."""
+"""Tests of dpbook.families.step, dpbook.design.least_bias and dpbook.design.least_count_bias: exact
+step-function formulas, the verification, the linear program."""
 
 import math
 
@@ -7,15 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dpbook
-from dpbook import dp_bias_lower_bound
-
 # --- counts: the discrete analogue (Chapter 20) ---------------------------------------------------
 from scipy import optimize
 
+import dpbook
 from dpbook import (
-    clamped_sum_bias,
     CountPostProcessed,
+    clamped_sum_bias,
+    dp_bias_lower_bound,
     least_count_bias,
     optimal_count_postprocessing,
     optimal_count_threshold_rules,
@@ -63,7 +63,10 @@ def test_count_tail_formula_and_verification_are_exact(args):
     beta_T = post.bias(T)
     for q in (T + 1, T + 3, T + 40):
         brute = _brute(post, q, lambda v, k: v - q)
-        assert abs(-d + alpha ** (q - T) * (beta_T + d) - brute) <= 1e-11 * max(post.scale, abs(d), 1.0) ** 2
+        assert (
+            abs(-d + alpha ** (q - T) * (beta_T + d) - brute)
+            <= 1e-11 * max(post.scale, abs(d), 1.0) ** 2
+        )
     v = verify_count_bias(post)
     grid = np.abs(post.bias(np.arange(T + 200)))
     assert v.value >= grid.max() - 1e-12 * max(1.0, grid.max())
@@ -78,7 +81,9 @@ def test_randomized_rounding_keeps_the_mean_and_adds_its_variance():
         k = np.arange(q - 600, q + 601)
         p = math.tanh(0.5 / 1.5) * np.exp(-np.abs(k - q) / 1.5)
         f = np.asarray(real.phi(k)) % 1.0
-        assert math.isclose(rounded.mse(q), real.mse(q) + math.fsum(p * f * (1 - f)), rel_tol=1e-12)
+        assert math.isclose(
+            rounded.mse(q), real.mse(q) + math.fsum(p * f * (1 - f)), rel_tol=1e-12
+        )
         n = 200_000
         draws = rounded.sample(q, size=n, rng=7 + q)
         assert draws.dtype == np.int64 and draws.min() >= 0
@@ -88,7 +93,9 @@ def test_randomized_rounding_keeps_the_mean_and_adds_its_variance():
         assert abs(sq.mean() - rounded.mse(q)) < 5 * sq.std() / math.sqrt(n)
 
 
-@pytest.mark.parametrize("b", [0.05, 0.3, 0.7, 1.0, 1.134, 1.135, 2.0, 5.0, 17.0, 60.0, 300.0])
+@pytest.mark.parametrize(
+    "b", [0.05, 0.3, 0.7, 1.0, 1.134, 1.135, 2.0, 5.0, 17.0, 60.0, 300.0]
+)
 def test_least_count_bias_is_the_group_privacy_floor_and_is_attained(b):
     res = least_count_bias(b)
     floor = dp_bias_lower_bound(1 / b, 1.0)
@@ -100,11 +107,17 @@ def test_least_count_bias_is_the_group_privacy_floor_and_is_attained(b):
     star, t, B = res.optimum, res.threshold, res.value
     alpha = math.exp(-1 / b)
     q = np.arange(t + 1)
-    assert np.allclose(star.bias(q), B * alpha ** (-q) - q, rtol=0, atol=1e-12 * max(1.0, b))
+    assert np.allclose(
+        star.bias(q), B * alpha ** (-q) - q, rtol=0, atol=1e-12 * max(1.0, b)
+    )
     far = np.array([t, t + 1, t + 5, 10 * t, 10**6 * max(1, int(b))])
-    assert np.allclose(star.bias(far), -B, rtol=0, atol=1e-12 * max(1.0, b) * max(1.0, b))
+    assert np.allclose(
+        star.bias(far), -B, rtol=0, atol=1e-12 * max(1.0, b) * max(1.0, b)
+    )
     v = verify_count_bias(star)
-    assert abs(v.value - B) <= 1e-12 * max(1.0, b)  # absolute: at b = 0.05, B ~ 2e-9 is all cancellation
+    assert abs(v.value - B) <= 1e-12 * max(
+        1.0, b
+    )  # absolute: at b = 0.05, B ~ 2e-9 is all cancellation
     assert star.values[-1] >= 0 and star.values[:-1].max(initial=0.0) == 0.0
 
 
@@ -145,7 +158,9 @@ def test_plain_threshold_rules_are_optimal_exactly_when_listed():
         s = rules[-1].window + 1
         alpha = math.exp(-1 / b)
         d = s + alpha / (1 - alpha) - B * (1 + alpha) * alpha ** (-s)
-        assert verify_count_bias(CountPostProcessed(b, np.zeros(s), min(d, s))).value > B * (1 + 1e-6)
+        assert verify_count_bias(
+            CountPostProcessed(b, np.zeros(s), min(d, s))
+        ).value > B * (1 + 1e-6)
 
 
 @pytest.mark.parametrize("b", [0.3, 1.0, 2.0, 5.0, 12.0])
@@ -172,7 +187,9 @@ def _aggregated_lower_program(b, Q):
     rhs = np.concatenate([q.ravel(), -q.ravel()]).astype(float)
     cost = np.zeros(n + 1)
     cost[-1] = 1.0
-    return optimize.linprog(cost, A_ub=A, b_ub=rhs, bounds=[(0, None)] * (n + 1), method="highs").fun
+    return optimize.linprog(
+        cost, A_ub=A, b_ub=rhs, bounds=[(0, None)] * (n + 1), method="highs"
+    ).fun
 
 
 @pytest.mark.parametrize("b", [0.5, 1.0, 3.0, 8.0])
@@ -181,7 +198,9 @@ def test_a_program_without_the_tail_form_finds_the_same_value(b):
     res = least_count_bias(b)
     for Q in (res.threshold, res.threshold + 10, int(6 * b) + 10):
         assert abs(_aggregated_lower_program(b, Q) - res.value) <= 1e-7 * max(1.0, b)
-    if res.threshold > 1:  # the broken input: with Q < t the program cannot see the worst case
+    if (
+        res.threshold > 1
+    ):  # the broken input: with Q < t the program cannot see the worst case
         assert _aggregated_lower_program(b, res.threshold - 1) < res.value - 1e-6
 
 
@@ -193,22 +212,51 @@ def test_the_program_over_output_laws_has_the_same_value():
     k = np.arange(T)
     P = math.tanh(0.5 / b) * np.exp(-np.abs(k[None, :] - q[:, None]) / b)
     # tail k >= T: φ(k) = k - d as before (d a free real, its mean only matters); φ = 0 below 0
-    p_ge = np.array([_brute(CountPostProcessed(b, [0.0] * T, 0.0), qq, lambda v, kk: kk >= T) for qq in q])
-    m1 = np.array([_brute(CountPostProcessed(b, [0.0] * T, 0.0), qq, lambda v, kk: (kk - qq) * (kk >= T)) for qq in q])
+    p_ge = np.array(
+        [
+            _brute(CountPostProcessed(b, [0.0] * T, 0.0), qq, lambda v, kk: kk >= T)
+            for qq in q
+        ]
+    )
+    m1 = np.array(
+        [
+            _brute(
+                CountPostProcessed(b, [0.0] * T, 0.0),
+                qq,
+                lambda v, kk: (kk - qq) * (kk >= T),
+            )
+            for qq in q
+        ]
+    )
     const = m1 - q * (1 - p_ge)
     j = np.arange(J + 1)
     nx = T * (J + 1)  # x[k, j] = P(φ(k) = j)
-    means = np.kron(P, j[None, :])  # β(q) = Σ_k Σ_j j x[k, j] P(K = k - q) - d p_ge + const
+    means = np.kron(
+        P, j[None, :]
+    )  # β(q) = Σ_k Σ_j j x[k, j] P(K = k - q) - d p_ge + const
     G = np.hstack([means, -p_ge[:, None]])
     ones = np.ones((T + 1, 1))
-    A_ub = np.vstack([np.hstack([G, -ones]), np.hstack([-G, -ones]),
-                      np.r_[np.zeros(nx), 1.0, -1.0][None, :], np.r_[np.zeros(nx), -1.0, -1.0][None, :]])
+    A_ub = np.vstack(
+        [
+            np.hstack([G, -ones]),
+            np.hstack([-G, -ones]),
+            np.r_[np.zeros(nx), 1.0, -1.0][None, :],
+            np.r_[np.zeros(nx), -1.0, -1.0][None, :],
+        ]
+    )
     b_ub = np.concatenate([-const, const, [0.0, 0.0]])
     A_eq = np.hstack([np.kron(np.eye(T), np.ones((1, J + 1))), np.zeros((T, 2))])
     cost = np.zeros(nx + 2)
     cost[-1] = 1.0
-    lp = optimize.linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.ones(T),
-                          bounds=[(0, 1)] * nx + [(None, T), (0, None)], method="highs")
+    lp = optimize.linprog(
+        cost,
+        A_ub=A_ub,
+        b_ub=b_ub,
+        A_eq=A_eq,
+        b_eq=np.ones(T),
+        bounds=[(0, 1)] * nx + [(None, T), (0, None)],
+        method="highs",
+    )
     assert abs(lp.fun - res.value) <= 1e-8
 
 
@@ -241,7 +289,7 @@ def test_counts_no_warning_or_nan_at_extremes():
         (lambda: CountPostProcessed(1.0, [0.0], 0.0).bias(-1), "q"),
         (lambda: CountPostProcessed(1.0, [0.0], 0.0).bias(0.5), "q"),
         (lambda: CountPostProcessed(1.0, [0.0], 0.0).phi(0.5), "k"),
-        (lambda: CountPostProcessed(1.0, [0.0], 0.0).sample([1, 2]), "q"),
+        (lambda: CountPostProcessed(1.0, [0.0], 0.0).sample([1, -2]), "q"),
         (lambda: verify_count_bias("clamp"), "post"),
         (lambda: least_count_bias(-1.0), "scale"),
         (lambda: least_count_bias(5000.0), "scale"),
@@ -262,7 +310,9 @@ def test_counts_bad_input_names_the_parameter(call, name):
         call()
 
 
-@pytest.mark.parametrize("b, total, n", [(0.5, 0, 1), (1.0, 3, 4), (2.0, 10, 7), (5.0, 40, 12), (3.0, 0, 30)])
+@pytest.mark.parametrize(
+    "b, total, n", [(0.5, 0, 1), (1.0, 3, 4), (2.0, 10, 7), (5.0, 40, 12), (3.0, 0, 30)]
+)
 def test_clamped_sum_bias_matches_the_convolved_law(b, total, n):
     law = dpbook.DiscreteLaplace(b)
     reach = int(60 * b) + 20
@@ -275,15 +325,23 @@ def test_clamped_sum_bias_matches_the_convolved_law(b, total, n):
     brute = math.fsum(summed * np.maximum(-s, 0))
     assert abs(clamped_sum_bias(b, total, n) - brute) <= 1e-12 * max(1.0, brute)
     if total == 0 and n == 1:  # one release of a zero count: clamping's bias α/(1 - α²)
-        assert math.isclose(clamped_sum_bias(b, 0, 1), float(dpbook.DiscreteBIT(b, lower=0).bias(0)), rel_tol=1e-12)
+        assert math.isclose(
+            clamped_sum_bias(b, 0, 1),
+            float(dpbook.DiscreteBIT(b, lower=0).bias(0)),
+            rel_tol=1e-12,
+        )
 
 
 def test_clamped_sum_bias_simulates():
     b, total, n, reps = 5.0, 60, 60, 40_000
     rng = np.random.default_rng(3)
-    S = total + dpbook.DiscreteLaplace(b).sample(np.zeros((reps, n), dtype=np.int64), rng=rng).sum(axis=1)
+    S = total + dpbook.DiscreteLaplace(b).sample(
+        np.zeros((reps, n), dtype=np.int64), rng=rng
+    ).sum(axis=1)
     err = np.maximum(S, 0) - total
-    assert abs(err.mean() - clamped_sum_bias(b, total, n)) < 5 * err.std() / math.sqrt(reps)
+    assert abs(err.mean() - clamped_sum_bias(b, total, n)) < 5 * err.std() / math.sqrt(
+        reps
+    )
 
 
 def test_geometric_tail_pieces_match_the_discrete_laplace_law():
@@ -299,8 +357,15 @@ def test_geometric_tail_pieces_match_the_discrete_laplace_law():
         pmf = np.asarray(law.pmf(k, 0))
         for i, si in enumerate(s):
             keep = k >= si
-            assert math.isclose(m1[i], math.fsum(pmf[keep] * k[keep]), rel_tol=1e-11, abs_tol=1e-300)
-            assert math.isclose(m2[i], math.fsum(pmf[keep] * k[keep] ** 2.0), rel_tol=1e-11, abs_tol=1e-300)
+            assert math.isclose(
+                m1[i], math.fsum(pmf[keep] * k[keep]), rel_tol=1e-11, abs_tol=1e-300
+            )
+            assert math.isclose(
+                m2[i],
+                math.fsum(pmf[keep] * k[keep] ** 2.0),
+                rel_tol=1e-11,
+                abs_tol=1e-300,
+            )
 
 
 def test_step_post_processing_log_tails_are_exact_and_computed_in_logs():
@@ -308,16 +373,24 @@ def test_step_post_processing_log_tails_are_exact_and_computed_in_logs():
     ``log(sf)`` wherever those do not underflow (the atoms and the linear tail included)."""
     deep = dpbook.StepPostProcessed(1e-5, edges=[0.0], values=[0.0], shift=0.0)
     half = math.log(0.5)
-    assert deep.logcdf(2.0, 3.0) == pytest.approx(half - 1e5, rel=1e-15)   # the linear tail below x = 2
+    assert deep.logcdf(2.0, 3.0) == pytest.approx(
+        half - 1e5, rel=1e-15
+    )  # the linear tail below x = 2
     assert deep.logsf(4.0, 3.0) == pytest.approx(half - 1e5, rel=1e-15)
-    assert deep.logcdf(0.0, 3.0) == pytest.approx(half - 3e5, rel=1e-15)   # the atom at 0, 3e5 scales down
+    assert deep.logcdf(0.0, 3.0) == pytest.approx(
+        half - 3e5, rel=1e-15
+    )  # the atom at 0, 3e5 scales down
     assert deep.logsf(0.0, -3.0) == pytest.approx(half - 3e5, rel=1e-15)
-    mech = dpbook.StepPostProcessed(1.0, edges=[-0.5, 0.3, 1.0], values=[0.0, 0.2, 0.7], shift=0.4)
+    mech = dpbook.StepPostProcessed(
+        1.0, edges=[-0.5, 0.3, 1.0], values=[0.0, 0.2, 0.7], shift=0.4
+    )
     xs = np.array([-1.0, 0.0, 0.1, 0.2, 0.5, 0.7, 0.8, 1.0, 3.0, 10.0])
     for q in (-2.0, 0.0, 0.5, 3.0):
         cdf = np.asarray(mech.cdf(xs, q))
         with np.errstate(divide="ignore"):
             want_cdf, want_sf = np.log(cdf), np.log1p(-cdf)
         assert np.allclose(mech.logcdf(xs, q), want_cdf, rtol=1e-12, atol=1e-15)
-        ok = cdf < 0.5   # there 1 - cdf loses nothing
-        assert np.allclose(np.asarray(mech.logsf(xs, q))[ok], want_sf[ok], rtol=1e-12, atol=1e-15)
+        ok = cdf < 0.5  # there 1 - cdf loses nothing
+        assert np.allclose(
+            np.asarray(mech.logsf(xs, q))[ok], want_sf[ok], rtol=1e-12, atol=1e-15
+        )

@@ -39,45 +39,82 @@ def grid(lo, hi, k=4):
 def test_mean_and_variance_match_brute_force(lo, w, n, relation):
     hi = lo + w
     values = grid(lo, hi)
-    assert np.isclose(brute_force_sensitivity(mean, values, n, relation=relation), mean_sensitivity(lo, hi, n), rtol=1e-10)
-    assert np.isclose(brute_force_sensitivity(sample_variance, values, n, relation=relation),
-                      variance_sensitivity(lo, hi, n), rtol=1e-10)
+    assert np.isclose(
+        brute_force_sensitivity(mean, values, n, relation=relation),
+        mean_sensitivity(lo, hi, n),
+        rtol=1e-10,
+    )
+    assert np.isclose(
+        brute_force_sensitivity(sample_variance, values, n, relation=relation),
+        variance_sensitivity(lo, hi, n),
+        rtol=1e-10,
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(x0=finite, wx=width, y0=finite, wy=width, n=st.integers(3, 4), relation=st.sampled_from(RELATIONS))
+@given(
+    x0=finite,
+    wx=width,
+    y0=finite,
+    wy=width,
+    n=st.integers(3, 4),
+    relation=st.sampled_from(RELATIONS),
+)
 def test_covariance_matches_brute_force(x0, wx, y0, wy, n, relation):
-    values = np.array([(x, y) for x in grid(x0, x0 + wx, 3) for y in grid(y0, y0 + wy, 3)])
+    values = np.array(
+        [(x, y) for x in grid(x0, x0 + wx, 3) for y in grid(y0, y0 + wy, 3)]
+    )
     got = brute_force_sensitivity(sample_covariance, values, n, relation=relation)
-    assert np.isclose(got, covariance_sensitivity((x0, x0 + wx), (y0, y0 + wy), n), rtol=1e-10)
+    assert np.isclose(
+        got, covariance_sensitivity((x0, x0 + wx), (y0, y0 + wy), n), rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("relation", RELATIONS)
 @pytest.mark.parametrize("n", [2, 3, 6])
 def test_proportion_and_histogram(relation, n):
-    assert np.isclose(brute_force_sensitivity(mean, [0.0, 1.0], n, relation=relation), proportion_sensitivity(n))
+    assert np.isclose(
+        brute_force_sensitivity(mean, [0.0, 1.0], n, relation=relation),
+        proportion_sensitivity(n),
+    )
     cells = np.eye(3)
     own = brute_force_sensitivity(lambda d: d.mean(axis=1), cells, n, relation=relation)
-    public = brute_force_sensitivity(lambda d: d.sum(axis=1) / n, cells, n, relation=relation)
-    assert np.isclose(own, histogram_sensitivity(n, relation=relation, denominator="own"))
-    assert np.isclose(public, histogram_sensitivity(n, relation=relation, denominator="public"))
+    public = brute_force_sensitivity(
+        lambda d: d.sum(axis=1) / n, cells, n, relation=relation
+    )
+    assert np.isclose(
+        own, histogram_sensitivity(n, relation=relation, denominator="own")
+    )
+    assert np.isclose(
+        public, histogram_sensitivity(n, relation=relation, denominator="public")
+    )
 
 
 def test_interior_grid_does_not_reach_the_bound_and_the_worst_case_sits_on_the_bounds():
-    assert np.isclose(brute_force_sensitivity(sample_variance, np.linspace(0, 1, 9), 4), variance_sensitivity(0, 1, 4))
-    assert brute_force_sensitivity(sample_variance, np.linspace(0.25, 0.75, 5), 4) < variance_sensitivity(0, 1, 4) / 3
+    assert np.isclose(
+        brute_force_sensitivity(sample_variance, np.linspace(0, 1, 9), 4),
+        variance_sensitivity(0, 1, 4),
+    )
+    assert (
+        brute_force_sensitivity(sample_variance, np.linspace(0.25, 0.75, 5), 4)
+        < variance_sensitivity(0, 1, 4) / 3
+    )
     gap, d1, d2 = worst_neighbours(sample_variance, np.linspace(0, 1, 9), 4)
     assert np.isclose(abs(sample_variance(d1) - sample_variance(d2)), gap)
     assert set(d1) | set(d2) <= {0.0, 1.0}
 
 
-@pytest.mark.parametrize("relation, sizes", [("substitution", (5, 5)), ("add_remove", (5, 4))])
+@pytest.mark.parametrize(
+    "relation, sizes", [("substitution", (5, 5)), ("add_remove", (5, 4))]
+)
 def test_worst_pair_is_a_neighbouring_pair(relation, sizes):
     gap, d1, d2 = worst_neighbours(mean, grid(-1, 2), 5, relation=relation)
     assert (len(d1), len(d2)) == sizes
     only_1 = Counter(d1.tolist()) - Counter(d2.tolist())
     only_2 = Counter(d2.tolist()) - Counter(d1.tolist())
-    assert sum(only_1.values()) == 1 and sum(only_2.values()) == (1 if relation == "substitution" else 0)
+    assert sum(only_1.values()) == 1 and sum(only_2.values()) == (
+        1 if relation == "substitution" else 0
+    )
     assert np.isclose(gap, abs(d1.mean() - d2.mean()))
 
 
@@ -101,12 +138,20 @@ def test_doctest_values():
         (lambda: histogram_sensitivity(3, denominator="n"), "denominator"),
         (lambda: brute_force_sensitivity(mean, [0.0], 3), "values"),
         (lambda: brute_force_sensitivity(mean, [0.0, np.nan], 3), "values"),
-        (lambda: brute_force_sensitivity(mean, [0.0, 1.0], 3, relation="swap"), "relation"),
+        (
+            lambda: brute_force_sensitivity(mean, [0.0, 1.0], 3, relation="swap"),
+            "relation",
+        ),
         (lambda: brute_force_sensitivity(mean, np.linspace(0, 1, 60), 9), "values"),
         (lambda: sanitized_mean([0.5, 2.0], 0, 1, 1.0), "data"),
         (lambda: sanitized_mean([0.5], 0, 1, 0.0), "epsilon"),
         (lambda: sanitized_mean([0.5], 0, 1, 1.0, mechanism="bit"), "mechanism"),
-        (lambda: sanitized_mean([0.5], 0, 1, 1.0, mechanism=lambda scale, **bounds: scale), "mechanism"),
+        (
+            lambda: sanitized_mean(
+                [0.5], 0, 1, 1.0, mechanism=lambda scale, **bounds: scale
+            ),
+            "mechanism",
+        ),
     ],
 )
 def test_bad_input(call, name):
@@ -133,18 +178,32 @@ def test_sanitized_mean_law(mechanism):
     assert abs(out.mean() - mech.mean(q)) < 5 * se
     if mechanism is dpbook.BIT:
         p_lo = np.mean(out == lo)
-        assert abs(p_lo - mech.pmf(mech.lower, q)) < 5 * np.sqrt(p_lo * (1 - p_lo) / out.size)
+        assert abs(p_lo - mech.pmf(mech.lower, q)) < 5 * np.sqrt(
+            p_lo * (1 - p_lo) / out.size
+        )
         inside = out[(out > lo) & (out < hi)]
         assert inside.size > 0
     else:
         assert stats.kstest(out, lambda x: mech.cdf(x, q)).pvalue > 1e-3
-    assert isinstance(sanitized_mean([0.1, 0.2], 0, 1, 1.0, mechanism=mechanism, rng=rng), float)
+    assert isinstance(
+        sanitized_mean([0.1, 0.2], 0, 1, 1.0, mechanism=mechanism, rng=rng), float
+    )
 
 
 def test_release_sample_mean_matches_sanitized_mean_in_law():
     data = np.random.default_rng(3).uniform(-1, 1, size=(5000, 10))
-    a = sanitized_mean(data, -1, 1, 2.0, mechanism=dpbook.Truncated, rng=np.random.default_rng(11))
-    b = release_sample_mean(data.mean(axis=1), 10, -1, 1, 2.0, mechanism=dpbook.Truncated, rng=np.random.default_rng(11))
+    a = sanitized_mean(
+        data, -1, 1, 2.0, mechanism=dpbook.Truncated, rng=np.random.default_rng(11)
+    )
+    b = release_sample_mean(
+        data.mean(axis=1),
+        10,
+        -1,
+        1,
+        2.0,
+        mechanism=dpbook.Truncated,
+        rng=np.random.default_rng(11),
+    )
     assert np.array_equal(a, b)
     with pytest.raises(ValueError, match="sample_mean"):
         release_sample_mean([0.5, 1.5], 10, 0, 1, 1.0)

@@ -6,10 +6,10 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from interval_cases import close, setups
 from scipy import integrate, stats
 
 import dpbook
-from interval_cases import close, setups
 
 
 def pieces(f, lo, hi, q, b):
@@ -17,9 +17,14 @@ def pieces(f, lo, hi, q, b):
     cuts = {q, q - 30 * b, q + 30 * b, q - 100 * b, q + 100 * b}
     cuts |= {lo + 30 * b, lo + 100 * b, hi - 30 * b, hi - 100 * b}
     pts = [lo] + sorted(c for c in cuts if lo < c < hi and math.isfinite(c)) + [hi]
-    with warnings.catch_warnings():  # a moment about the mean is ~0: quad then warns it cannot reach epsrel
+    with (
+        warnings.catch_warnings()
+    ):  # a moment about the mean is ~0: quad then warns it cannot reach epsrel
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
-        return sum(integrate.quad(f, x0, x1, epsabs=0, epsrel=1e-12, limit=200)[0] for x0, x1 in zip(pts, pts[1:]))
+        return sum(
+            integrate.quad(f, x0, x1, epsabs=0, epsrel=1e-12, limit=200)[0]
+            for x0, x1 in zip(pts, pts[1:])
+        )
 
 
 def laplace_mass(q, b, lo, hi):
@@ -65,7 +70,9 @@ def test_closed_forms_against_quadrature(setup):
     close(mech.bias(q), ref["bias"], atol=1e-12 * ref["abs"])
     close(m0, q + ref["bias"], atol=1e-12 * (abs(q) + ref["abs"]))
     close(mech.mse(q), ref["mse"])
-    close(mech.variance(q), ref["var"], atol=1e-12 * ref["mse"] * (lo <= q <= hi) + 1e-300)
+    close(
+        mech.variance(q), ref["var"], atol=1e-12 * ref["mse"] * (lo <= q <= hi) + 1e-300
+    )
     for x in np.linspace(max(lo, m0 - 5 * b), min(hi, m0 + 5 * b), 4)[1:-1]:
         close(mech.cdf(x, q), ref["cdf"](x), atol=1e-13)
 
@@ -85,21 +92,33 @@ def test_liu_closed_forms_inside():
     ea, eb = np.exp(-a / b), np.exp(-c / b)
     mech = dpbook.BIT(b, lower=lo, upper=hi)
     assert np.allclose(mech.bias(q), b / 2 * (ea - eb), rtol=1e-13, atol=1e-16)
-    assert np.allclose(mech.mse(q), 2 * b**2 - b * (a + b) * ea - b * (c + b) * eb, rtol=1e-12)
+    assert np.allclose(
+        mech.mse(q), 2 * b**2 - b * (a + b) * ea - b * (c + b) * eb, rtol=1e-12
+    )
     p_lo, p_hi = (mech.pmf(mech.lower, q), mech.pmf(mech.upper, q))
-    assert np.allclose(p_lo, ea / 2, rtol=1e-14) and np.allclose(p_hi, eb / 2, rtol=1e-14)
+    assert np.allclose(p_lo, ea / 2, rtol=1e-14) and np.allclose(
+        p_hi, eb / 2, rtol=1e-14
+    )
 
 
 def test_outside_one_mass_exceeds_half():
     mech = dpbook.BIT(1.0, lower=-1.0, upper=2.0)
-    p_lo, p_hi = (mech.pmf(mech.lower, np.array([-1.5, -800.0, 2.5, 900.0])), mech.pmf(mech.upper, np.array([-1.5, -800.0, 2.5, 900.0])))
+    p_lo, p_hi = (
+        mech.pmf(mech.lower, np.array([-1.5, -800.0, 2.5, 900.0])),
+        mech.pmf(mech.upper, np.array([-1.5, -800.0, 2.5, 900.0])),
+    )
     assert np.all(p_lo[:2] > 0.5) and np.all(p_hi[2:] > 0.5)
     assert p_lo[1] == 1.0 and p_hi[1] == 0.0
     assert mech.bias(-800.0) >= 799 and mech.variance(-800.0) >= 0
 
 
 def test_atoms_cdf_and_logpdf_make_one_law():
-    for lo, hi, q in [(0.0, math.inf, -2.0), (-1.0, 3.0, 0.5), (-math.inf, 2.0, 9.0), (-1.0, 3.0, 40.0)]:
+    for lo, hi, q in [
+        (0.0, math.inf, -2.0),
+        (-1.0, 3.0, 0.5),
+        (-math.inf, 2.0, 9.0),
+        (-1.0, 3.0, 40.0),
+    ]:
         mech = dpbook.BIT(0.9, lower=lo, upper=hi)
         dens = lambda x: math.exp(mech.logpdf(x, q))  # noqa: E731
         atoms = mech.atoms(q)
@@ -113,8 +132,16 @@ def test_atoms_cdf_and_logpdf_make_one_law():
     assert mech.logpdf(-0.1, 0.5) == -np.inf and mech.logpdf(1.1, 0.5) == -np.inf
 
 
-GRID = [(1.0, 0.0, math.inf, 0.0), (1.0, 0.0, math.inf, 2.0), (1.0, 0.0, math.inf, -1.0), (2.0, -1.0, 1.0, 0.3),
-        (0.5, -1.0, 1.0, -1.5), (3.0, -math.inf, 0.0, 1.0), (1.0, -math.inf, 0.0, -0.5), (1.0, -0.2, 0.3, 0.0)]
+GRID = [
+    (1.0, 0.0, math.inf, 0.0),
+    (1.0, 0.0, math.inf, 2.0),
+    (1.0, 0.0, math.inf, -1.0),
+    (2.0, -1.0, 1.0, 0.3),
+    (0.5, -1.0, 1.0, -1.5),
+    (3.0, -math.inf, 0.0, 1.0),
+    (1.0, -math.inf, 0.0, -0.5),
+    (1.0, -0.2, 0.3, 0.0),
+]
 
 
 @pytest.mark.parametrize("b, lo, hi, q", GRID)
@@ -136,7 +163,13 @@ def test_sampler_atoms_continuous_part_and_mean(b, lo, hi, q):
     # KS on the continuous part against the conditional law it must follow
     f_lo = mech.cdf(lo, q) if math.isfinite(lo) else 0.0
     cond = lambda t: (np.asarray(mech.cdf(t, q)) - f_lo) / (1 - p_lo - p_hi)  # noqa: E731
-    assert stats.kstest(inner, lambda t: np.clip(np.where(t >= hi, 1.0, cond(np.minimum(t, hi))), 0, 1)).pvalue > 1e-3
+    assert (
+        stats.kstest(
+            inner,
+            lambda t: np.clip(np.where(t >= hi, 1.0, cond(np.minimum(t, hi))), 0, 1),
+        ).pvalue
+        > 1e-3
+    )
     se = math.sqrt(mech.variance(q) / n)
     assert abs(x.mean() - mech.mean(q)) < 5 * se
 
@@ -147,13 +180,22 @@ def test_sampler_far_outside_and_shapes():
     q = np.array([-3.0, 0.0, 4.0])
     x = mech.sample(q, size=(4000, 3), rng=np.random.default_rng(3))
     assert x.shape == (4000, 3)
-    assert np.all(np.abs(x.mean(axis=0) - mech.mean(q)) < 5 * np.sqrt(mech.variance(q) / 4000))
+    assert np.all(
+        np.abs(x.mean(axis=0) - mech.mean(q)) < 5 * np.sqrt(mech.variance(q) / 4000)
+    )
     assert isinstance(mech.sample(0.5, rng=np.random.default_rng(0)), float)
 
 
 def test_bad_inputs():
     mech = dpbook.BIT(1.0, lower=0.0, upper=1.0)
-    for method in (mech.bias, mech.mean, mech.variance, mech.mse, lambda q: mech.pmf(0.0, q), mech.at):
+    for method in (
+        mech.bias,
+        mech.mean,
+        mech.variance,
+        mech.mse,
+        lambda q: mech.pmf(0.0, q),
+        mech.at,
+    ):
         with pytest.raises(ValueError, match="q"):
             method(np.nan)
     with pytest.raises(ValueError, match="size"):
@@ -173,10 +215,16 @@ def test_bit_log_tails_exact_and_atoms():
     assert math.isclose(mech.logcdf(2.0, 3.0), half - 1e5, rel_tol=1e-12)
     assert math.isclose(mech.logsf(4.0, 3.0), half - 1e5, rel_tol=1e-12)
     box = dpbook.BIT(1e-5, lower=0.0, upper=1.0)
-    assert math.isclose(box.logcdf(0.0, 3.0), half - 3e5, rel_tol=1e-12)  # the atom at lower
-    assert math.isclose(box.logsf(0.0, -3.0), half - 3e5, rel_tol=1e-12)  # log P(M > lower): atom excluded
+    assert math.isclose(
+        box.logcdf(0.0, 3.0), half - 3e5, rel_tol=1e-12
+    )  # the atom at lower
+    assert math.isclose(
+        box.logsf(0.0, -3.0), half - 3e5, rel_tol=1e-12
+    )  # log P(M > lower): atom excluded
     assert math.isclose(box.logsf(0.5, -3.0), half - 3.5e5, rel_tol=1e-12)
-    assert box.logcdf(1.0, -3.0) == 0.0 and box.logsf(1.0, 5.0) == -math.inf  # the atom at upper
+    assert (
+        box.logcdf(1.0, -3.0) == 0.0 and box.logsf(1.0, 5.0) == -math.inf
+    )  # the atom at upper
     assert box.logcdf(-1e-300, 0.5) == -math.inf and box.logsf(-1e-300, 3.0) == 0.0
     unit = dpbook.BIT(1.0, lower=0.0, upper=2.0)
     xs = np.linspace(-1.0, 3.0, 41)
@@ -187,6 +235,12 @@ def test_bit_log_tails_exact_and_atoms():
                 got = log_fn(xs, q)
                 assert np.array_equal(np.isinf(got), np.isinf(want)), (q, got, want)
                 ok = np.isfinite(want)
-                assert np.allclose(got[ok], want[ok], rtol=1e-12, atol=1e-15), (q, got, want)
+                assert np.allclose(got[ok], want[ok], rtol=1e-12, atol=1e-15), (
+                    q,
+                    got,
+                    want,
+                )
     assert unit.logcdf(0.0, 1.0) == pytest.approx(-1.0 + half, rel=1e-14)
-    assert unit.logsf(0.0, 1.0) == pytest.approx(math.log1p(-0.5 * math.exp(-1.0)), rel=1e-14)
+    assert unit.logsf(0.0, 1.0) == pytest.approx(
+        math.log1p(-0.5 * math.exp(-1.0)), rel=1e-14
+    )

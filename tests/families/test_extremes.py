@@ -26,8 +26,18 @@ from scipy import special, stats
 
 import dpbook
 
-SWEEP = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
-FEW = settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+SWEEP = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
+FEW = settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
 BIG = 1.7e308  # beyond this a double is inf
 
 
@@ -82,7 +92,11 @@ class ExactLaw:
     def __init__(self, centre, scale, parts):
         numbers = [centre] + [v for p in parts for v in p[1:]]
         self.ctx = _context(_digits(scale, *numbers))
-        self.centre, self.scale, self.parts = centre, scale, [p for p in parts if p[1] < p[2]]
+        self.centre, self.scale, self.parts = (
+            centre,
+            scale,
+            [p for p in parts if p[1] < p[2]],
+        )
         with decimal.localcontext(self.ctx):
             self.c, self.b = D(centre), D(scale)
 
@@ -134,18 +148,22 @@ class ExactLaw:
         with decimal.localcontext(self.ctx):
             terms = self._terms(self.parts)
             mean = self.c
-            for _ in range(60):  # re-anchor at the mean until it is exact to far below the spread
+            for _ in range(
+                60
+            ):  # re-anchor at the mean until it is exact to far below the spread
                 _, n1, n2 = self._sums(terms, mean)
                 mean += self.b * n1
                 if n1 * n1 <= n2 * D(10) ** (10 - self.ctx.prec):
                     break
             # the variance about whichever anchor (the mean, an atom, an end) leaves the least to cancel
             best = None
-            for anchor in [mean] + [t[4] if t[3] == "atom" else t[1] - t[4] for t in terms]:
+            for anchor in [mean] + [
+                t[4] if t[3] == "atom" else t[1] - t[4] for t in terms
+            ]:
                 _, n1, n2 = self._sums(terms, anchor)
                 if n2 == 0:  # all the mass sits on this anchor, to every digit carried
                     return mean, D(0)
-                if (best is None or n1 * n1 / n2 < best[0]):
+                if best is None or n1 * n1 / n2 < best[0]:
                     best = (n1 * n1 / n2, n2 - n1 * n1)
             return mean, self.b * self.b * (max(best[1], D(0)) if best else D(0))
 
@@ -161,7 +179,11 @@ class ExactLaw:
         with decimal.localcontext(self.ctx):
             log_all = self._sums(self._terms(self.parts), self.c)[0]
             log_below = self._sums(self._terms(below), self.c)[0]
-            return 0.0 if log_below is None else float(min((log_below - log_all).exp(), D(1)))
+            return (
+                0.0
+                if log_below is None
+                else float(min((log_below - log_all).exp(), D(1)))
+            )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -180,7 +202,9 @@ def _silent(fn, *args):
 def _close(value, ref, rel, what):
     ref = float(ref) if abs(ref) < D(BIG) else (math.inf if ref > 0 else -math.inf)
     if math.isinf(ref):
-        assert value == ref or abs(value) >= 1e308, f"{what}: {value!r}, truth overflows to {ref}"
+        assert value == ref or abs(value) >= 1e308, (
+            f"{what}: {value!r}, truth overflows to {ref}"
+        )
         return
     assert math.isfinite(value), f"{what}: {value!r}, truth {ref!r}"
     assert abs(value - ref) <= rel + TINY, f"{what}: {value!r}, truth {ref!r}"
@@ -188,7 +212,9 @@ def _close(value, ref, rel, what):
 
 def check_law(mech, q, law, lo, hi, points=()):
     """Every statistic of ``mech`` at ``q`` against the exact ``law``, support ``[lo, hi]``."""
-    mean, bias, var, mse = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse"))
+    mean, bias, var, mse = (
+        _silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse")
+    )
     with decimal.localcontext(law.ctx):
         m_ref, v_ref = law.moments()
         b_ref = m_ref - D(q)
@@ -202,16 +228,29 @@ def check_law(mech, q, law, lo, hi, points=()):
         _close(bias, b_ref, float(tol_b), f"bias({q!r})")
         _close(var, v_ref, float(tol_v), f"variance({q!r})")
         _close(mse, mse_ref, float(min(tol_mse, D(BIG))), f"mse({q!r})")
-        ys = [lo, hi, float(m_ref), float(m_ref - 3 * sd), float(m_ref + 3 * sd), q, *points]
+        ys = [
+            lo,
+            hi,
+            float(m_ref),
+            float(m_ref - 3 * sd),
+            float(m_ref + 3 * sd),
+            q,
+            *points,
+        ]
     assert lo <= mean <= hi and var >= 0
-    ys = sorted({min(max(y, -BIG), BIG) for y in ys if not math.isnan(y)} | {-math.inf, math.inf})
+    ys = sorted(
+        {min(max(y, -BIG), BIG) for y in ys if not math.isnan(y)}
+        | {-math.inf, math.inf}
+    )
     F = np.asarray(_silent(mech.cdf, np.array(ys), q))
     assert np.all((F >= 0) & (F <= 1)) and np.all(np.diff(F) >= 0), (ys, F)
     for y, f in zip(ys, F):
         if math.isfinite(y):
             assert abs(f - law.cdf(y)) <= 1e-9, (y, f, law.cdf(y))
     x = _silent(lambda: mech.sample(q, size=64, rng=np.random.default_rng(0)))
-    assert np.all(np.isfinite(x)) and np.all((x >= lo) & (x <= hi)), x[~((x >= lo) & (x <= hi))][:3]
+    assert np.all(np.isfinite(x)) and np.all((x >= lo) & (x <= hi)), x[
+        ~((x >= lo) & (x <= hi))
+    ][:3]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -234,12 +273,20 @@ def interval_setups(draw, kinds=("both", "lower", "upper")):
     kind = draw(st.sampled_from(kinds))
     anchor = 0.0 if draw(st.booleans()) else _signed(draw)
     width = b * _pow10(draw, -3, 3) if draw(st.booleans()) else _pow10(draw)
-    lo, hi = {"both": (anchor, anchor + width), "lower": (anchor, math.inf), "upper": (-math.inf, anchor),
-              "none": (-math.inf, math.inf)}[kind]
+    lo, hi = {
+        "both": (anchor, anchor + width),
+        "lower": (anchor, math.inf),
+        "upper": (-math.inf, anchor),
+        "none": (-math.inf, math.inf),
+    }[kind]
     assume(lo < hi and abs(anchor + width) < 1e305)
     where = draw(st.sampled_from(["near", "anywhere", "inside"]))
     if where == "anywhere":
-        q = draw(st.sampled_from([0.0, 1e300, -1e300])) if draw(st.booleans()) else _signed(draw)
+        q = (
+            draw(st.sampled_from([0.0, 1e300, -1e300]))
+            if draw(st.booleans())
+            else _signed(draw)
+        )
     else:
         edge = draw(st.sampled_from([e for e in (lo, hi) if math.isfinite(e)] or [0.0]))
         span = 1.0 if where == "inside" else 1e3
@@ -249,7 +296,11 @@ def interval_setups(draw, kinds=("both", "lower", "upper")):
 
 
 def bit_parts(lo, hi, shift=0.0):
-    return [("atom", -math.inf, lo, lo - shift), ("piece", lo, hi, shift), ("atom", hi, math.inf, hi - shift)]
+    return [
+        ("atom", -math.inf, lo, lo - shift),
+        ("piece", lo, hi, shift),
+        ("atom", hi, math.inf, hi - shift),
+    ]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -260,21 +311,35 @@ def bit_parts(lo, hi, shift=0.0):
 @given(interval_setups(kinds=("both", "lower", "upper", "none")))
 def test_bit_extremes(setup):
     b, lo, hi, q = setup
-    check_law(dpbook.BIT(b, lower=lo, upper=hi), q, ExactLaw(q, b, bit_parts(lo, hi)), lo, hi)
+    check_law(
+        dpbook.BIT(b, lower=lo, upper=hi), q, ExactLaw(q, b, bit_parts(lo, hi)), lo, hi
+    )
 
 
 @SWEEP
 @given(interval_setups(kinds=("both", "lower", "upper", "none")))
 def test_truncated_extremes(setup):
     b, lo, hi, q = setup
-    check_law(dpbook.Truncated(b, lower=lo, upper=hi), q, ExactLaw(q, b, [("piece", lo, hi, 0.0)]), lo, hi)
+    check_law(
+        dpbook.Truncated(b, lower=lo, upper=hi),
+        q,
+        ExactLaw(q, b, [("piece", lo, hi, 0.0)]),
+        lo,
+        hi,
+    )
 
 
 @FEW
 @given(interval_setups(kinds=("none",)))
 def test_laplace_extremes(setup):
     b, _, _, q = setup
-    check_law(dpbook.Laplace(b), q, ExactLaw(q, b, [("piece", -math.inf, math.inf, 0.0)]), -math.inf, math.inf)
+    check_law(
+        dpbook.Laplace(b),
+        q,
+        ExactLaw(q, b, [("piece", -math.inf, math.inf, 0.0)]),
+        -math.inf,
+        math.inf,
+    )
 
 
 @st.composite
@@ -283,7 +348,10 @@ def union_setups(draw):
     b = _pow10(draw)
     m = draw(st.integers(2, 3))
     start = 0.0 if draw(st.booleans()) else _signed(draw)
-    lengths = [b * _pow10(draw, -3, 3) if draw(st.booleans()) else _pow10(draw) for _ in range(2 * m - 1)]
+    lengths = [
+        b * _pow10(draw, -3, 3) if draw(st.booleans()) else _pow10(draw)
+        for _ in range(2 * m - 1)
+    ]
     ends = [start]
     for length in lengths:
         ends.append(ends[-1] + length)
@@ -295,7 +363,11 @@ def union_setups(draw):
         hi[-1] = math.inf
     where = draw(st.sampled_from(["near", "anywhere"]))
     if where == "anywhere":
-        q = draw(st.sampled_from([0.0, 1e300, -1e300])) if draw(st.booleans()) else _signed(draw)
+        q = (
+            draw(st.sampled_from([0.0, 1e300, -1e300]))
+            if draw(st.booleans())
+            else _signed(draw)
+        )
     else:
         q = draw(st.sampled_from(ends)) + b * draw(st.floats(-1e3, 1e3))
     assume(math.isfinite(q))
@@ -308,7 +380,14 @@ def test_normalized_extremes(setup):
     b, allowed, q = setup
     mech = dpbook.Normalized(b, allowed=allowed)
     law = ExactLaw(q, b, [("piece", lo, hi, 0.0) for lo, hi in allowed])
-    check_law(mech, q, law, allowed[0][0], allowed[-1][1], points=[v for piece in allowed for v in piece])
+    check_law(
+        mech,
+        q,
+        law,
+        allowed[0][0],
+        allowed[-1][1],
+        points=[v for piece in allowed for v in piece],
+    )
 
 
 @FEW
@@ -328,7 +407,9 @@ def test_croft_laplace_extremes(log_eps, log_delta, setup):
     mech = dpbook.CroftLaplace(eps, delta, lower=lower)
     b = _silent(mech.scale_at, q)
     assert math.isfinite(b) and b > 0
-    check_law(mech, q, ExactLaw(q, b, [("piece", lower, math.inf, 0.0)]), lower, math.inf)
+    check_law(
+        mech, q, ExactLaw(q, b, [("piece", lower, math.inf, 0.0)]), lower, math.inf
+    )
 
 
 @SWEEP
@@ -338,7 +419,9 @@ def test_translated_ramp_extremes(setup, shift_in_scales, absolute):
     shift = _pow10_of(shift_in_scales) if absolute else b * shift_in_scales
     assume(math.isfinite(shift) and abs(q) < 1e300)
     mech = dpbook.TranslatedRamp(b, shift=shift)
-    law = ExactLaw(q, b, [("atom", -math.inf, shift, 0.0), ("piece", shift, math.inf, shift)])
+    law = ExactLaw(
+        q, b, [("atom", -math.inf, shift, 0.0), ("piece", shift, math.inf, shift)]
+    )
     check_law(mech, q, law, 0.0, math.inf)
 
 
@@ -356,35 +439,66 @@ def _pow10_of(t):
 def test_restricted_laplace_extremes(setup, loc_in_scales):
     b, _, _, q = setup
     loc = b * loc_in_scales
-    assume(abs(q + loc) < 1e300 and (q + loc) - q == loc)  # the reference's centre must be exact
+    assume(
+        abs(q + loc) < 1e300 and (q + loc) - q == loc
+    )  # the reference's centre must be exact
     mech = dpbook.Restricted(stats.laplace(loc=loc, scale=b))
-    check_law(mech, q, ExactLaw(q + loc, b, [("piece", 0.0, math.inf, 0.0)]), 0.0, math.inf)
+    check_law(
+        mech, q, ExactLaw(q + loc, b, [("piece", 0.0, math.inf, 0.0)]), 0.0, math.inf
+    )
 
 
 @FEW
-@given(st.floats(-300, 300), st.one_of(st.floats(-30, 30), st.floats(-1e3, 1e3), st.sampled_from([-1e300, 1e300])))
+@given(
+    st.floats(-300, 300),
+    st.one_of(
+        st.floats(-30, 30), st.floats(-1e3, 1e3), st.sampled_from([-1e300, 1e300])
+    ),
+)
 def test_restricted_normal_extremes(log_scale, t):
     """Moments against quadrature for cuts within 30 scales, against the Mills-ratio series beyond."""
     s = 10.0**log_scale
     q = t * s if abs(t) < 1e4 else t
     mech = dpbook.Restricted(stats.norm(scale=s))
-    mean, bias, var = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance"))
+    mean, bias, var = (
+        _silent(getattr(mech, name), q) for name in ("mean", "bias", "variance")
+    )
     c = -q / s
     assert math.isfinite(mean) and mean >= 0 and var >= 0 and math.isfinite(bias)
     if c < -30:  # almost nothing is cut off
-        assert bias == pytest.approx(0.0, abs=1e-12 * s) and var == pytest.approx(min(s * s, math.inf), rel=1e-12)
+        assert bias == pytest.approx(0.0, abs=1e-12 * s) and var == pytest.approx(
+            min(s * s, math.inf), rel=1e-12
+        )
     elif c < 30:
         from scipy import integrate
 
         mass = integrate.quad(stats.norm.pdf, c, np.inf, epsabs=0, epsrel=1e-13)[0]
-        m1 = integrate.quad(lambda z: (z - c) * stats.norm.pdf(z), c, np.inf, epsabs=0, epsrel=1e-13)[0] / mass
-        m2 = integrate.quad(lambda z: (z - c - m1) ** 2 * stats.norm.pdf(z), c, np.inf, epsabs=0, epsrel=1e-13)[0] / mass
+        m1 = (
+            integrate.quad(
+                lambda z: (z - c) * stats.norm.pdf(z), c, np.inf, epsabs=0, epsrel=1e-13
+            )[0]
+            / mass
+        )
+        m2 = (
+            integrate.quad(
+                lambda z: (z - c - m1) ** 2 * stats.norm.pdf(z),
+                c,
+                np.inf,
+                epsabs=0,
+                epsrel=1e-13,
+            )[0]
+            / mass
+        )
         assert mean == pytest.approx(s * m1, rel=1e-9)
         assert var == pytest.approx(min(s * (s * m2), math.inf), rel=1e-9)
     else:  # E[N - c | N >= c] = 1/c - 2/c^3 + ..., Var = 1/c^2 - 6/c^4 + ...
         k = (1 / c) ** 2
-        assert mean == pytest.approx(s / c * (1 - 2 * k + 10 * k * k - 74 * k**3), rel=1e-8)
-        assert var == pytest.approx(s / c * (s / c) * (1 - 6 * k + 50 * k * k), rel=2e-6, abs=TINY)
+        assert mean == pytest.approx(
+            s / c * (1 - 2 * k + 10 * k * k - 74 * k**3), rel=1e-8
+        )
+        assert var == pytest.approx(
+            s / c * (s / c) * (1 - 6 * k + 50 * k * k), rel=2e-6, abs=TINY
+        )
     x = _silent(lambda: mech.sample(q, size=64, rng=np.random.default_rng(1)))
     assert np.all(np.isfinite(x)) and np.all(x >= 0)
 
@@ -395,15 +509,23 @@ def test_log_laplace_extremes(log_scale, log_q):
     """Mean q/(1 - b²), relative variance b²(2 + b²)/((1 - 4b²)(1 - b²)²): finite or (silently) inf."""
     b, q = 10.0**log_scale, 10.0**log_q
     mech = dpbook.LogLaplace(b)
-    mean, bias, var, mse = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse"))
+    mean, bias, var, mse = (
+        _silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse")
+    )
     with decimal.localcontext(_context(60)):
         B, Q = D(b), D(q)
         m_ref = Q / (1 - B * B)
-        rel_var = B * B * (2 + B * B) / ((1 - 4 * B * B) * (1 - B * B) ** 2) if b < 0.5 else D("Infinity")
+        rel_var = (
+            B * B * (2 + B * B) / ((1 - 4 * B * B) * (1 - B * B) ** 2)
+            if b < 0.5
+            else D("Infinity")
+        )
         _close(mean, m_ref, float(D("1e-12") * m_ref), "mean")
         _close(bias, m_ref - Q, float(D("1e-12") * m_ref), "bias")
         if b < 0.5:
-            _close(var, Q * Q * rel_var, float(D("1e-12") * Q * Q * rel_var), "variance")
+            _close(
+                var, Q * Q * rel_var, float(D("1e-12") * Q * Q * rel_var), "variance"
+            )
         else:
             assert var == math.inf and mse == math.inf
     F = _silent(mech.cdf, np.array([0.0, q * 0.5, q, q * 2, math.inf]), q)
@@ -417,7 +539,9 @@ def test_log_laplace_extremes(log_scale, log_q):
 
 
 @SWEEP
-@given(interval_setups(kinds=("both",)), st.floats(0, 3), st.floats(0, 3), st.floats(0, 1))
+@given(
+    interval_setups(kinds=("both",)), st.floats(0, 3), st.floats(0, 3), st.floats(0, 1)
+)
 def test_step_postprocessed_extremes(setup, v0, v1, shift_frac):
     """A two-cell step function with a linear tail: atoms at its values plus the shifted density beyond."""
     b, e0, e1, q = setup
@@ -425,19 +549,48 @@ def test_step_postprocessed_extremes(setup, v0, v1, shift_frac):
     shift = e1 - shift_frac * (e1 - e0)  # <= the last edge, so phi >= 0 on the tail
     assume(min(values) >= 0 and e1 - shift >= 0)
     mech = dpbook.StepPostProcessed(b, edges=[e0, e1], values=values, shift=shift)
-    parts = [("atom", -math.inf, e0, values[0]), ("atom", e0, e1, values[1]), ("piece", e1, math.inf, shift)]
+    parts = [
+        ("atom", -math.inf, e0, values[0]),
+        ("atom", e0, e1, values[1]),
+        ("piece", e1, math.inf, shift),
+    ]
     law = ExactLaw(q, b, parts)
     top = math.inf
     low = min(values + [e1 - shift])
-    mean, bias, var, mse = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse"))
+    mean, bias, var, mse = (
+        _silent(getattr(mech, name), q) for name in ("mean", "bias", "variance", "mse")
+    )
     with decimal.localcontext(law.ctx):
         m_ref, v_ref = law.moments()
         b_ref = m_ref - D(q)
         sd = v_ref.sqrt()
-        _close(mean, m_ref, float(D("1e-9") * (abs(m_ref) + sd) + D(4 * math.ulp(max(abs(q), abs(e1))))), "mean")
-        _close(bias, b_ref, float(D("1e-9") * (abs(b_ref) + sd) + D(8 * math.ulp(max(abs(q), abs(e1))))), "bias")
+        _close(
+            mean,
+            m_ref,
+            float(
+                D("1e-9") * (abs(m_ref) + sd) + D(4 * math.ulp(max(abs(q), abs(e1))))
+            ),
+            "mean",
+        )
+        _close(
+            bias,
+            b_ref,
+            float(
+                D("1e-9") * (abs(b_ref) + sd) + D(8 * math.ulp(max(abs(q), abs(e1))))
+            ),
+            "bias",
+        )
         # the variance is about the mean: it cannot resolve below the rounding of a mean of size |q|
-        _close(var, v_ref, float(D("1e-8") * v_ref + D(4 * math.ulp(max(abs(q), abs(e1)))) ** 2 * 4 + D(1e-12) * (abs(m_ref) * sd)), "variance")
+        _close(
+            var,
+            v_ref,
+            float(
+                D("1e-8") * v_ref
+                + D(4 * math.ulp(max(abs(q), abs(e1)))) ** 2 * 4
+                + D(1e-12) * (abs(m_ref) * sd)
+            ),
+            "variance",
+        )
     assert low <= mean <= top and var >= 0 and mse >= var * (1 - 1e-12)
 
 
@@ -448,7 +601,9 @@ def test_step_postprocessed_extremes(setup, v0, v1, shift_frac):
 @pytest.mark.parametrize(
     "request_",
     [
-        lambda: dpbook.PostProcessed(1.0, lambda x: np.maximum(x, 0.0), breakpoints=[0.0]).certify_max_abs_bias(step=1e-9),
+        lambda: dpbook.PostProcessed(
+            1.0, lambda x: np.maximum(x, 0.0), breakpoints=[0.0]
+        ).certify_max_abs_bias(step=1e-9),
         lambda: dpbook.verify_bias(dpbook.optimal_postprocessing(1.0), step=1e-9),
         lambda: dpbook.verify_mse(dpbook.optimal_postprocessing(1.0), step=1e-9),
         lambda: dpbook.min_bias_postprocessing(cell=1e-4),
@@ -463,8 +618,15 @@ def test_neighbour_codes_stay_exact_for_many_records():
     """Multisets are coded by rank, not by ``sum a_i r^i`` (which overflows int64 when ``r^n >= 2^63``)."""
     values = np.array([0.0, 1.0])
     for n in (40, 70):
-        assert dpbook.brute_force_sensitivity(lambda d: d.mean(axis=1), values, n=n) == pytest.approx(1 / n, rel=1e-12)
-        assert dpbook.brute_force_sensitivity(lambda d: d.mean(axis=1), values, n=n, relation="add_remove") > 0
+        assert dpbook.brute_force_sensitivity(
+            lambda d: d.mean(axis=1), values, n=n
+        ) == pytest.approx(1 / n, rel=1e-12)
+        assert (
+            dpbook.brute_force_sensitivity(
+                lambda d: d.mean(axis=1), values, n=n, relation="add_remove"
+            )
+            > 0
+        )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -489,7 +651,12 @@ def _logistic_excess(c):
 
 
 @FEW
-@given(st.floats(-300, 300), st.one_of(st.floats(-50, 50), st.floats(-1e6, 1e6), st.sampled_from([-1e300, 1e300, 0.0])))
+@given(
+    st.floats(-300, 300),
+    st.one_of(
+        st.floats(-50, 50), st.floats(-1e6, 1e6), st.sampled_from([-1e300, 1e300, 0.0])
+    ),
+)
 def test_restricted_logistic_extremes(log_scale, t):
     """Restricted(logistic): the mean is ``s E[W - c | W >= c]`` (c = -q/s), exact in closed form; no warning,
     never NaN, never an infinite draw (which the old code gave below q = -745 s)."""
@@ -497,18 +664,34 @@ def test_restricted_logistic_extremes(log_scale, t):
     q = t * s if abs(t) < 1e7 else t
     assume(math.isfinite(q))
     mech = dpbook.Restricted(stats.logistic(scale=s))
-    mean, bias, var = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance"))
+    mean, bias, var = (
+        _silent(getattr(mech, name), q) for name in ("mean", "bias", "variance")
+    )
     c = -q / s if math.isfinite(-q / s) else math.copysign(math.inf, -q)
-    assert math.isfinite(mean) and mean >= 0 and math.isfinite(bias) and var >= 0 and not math.isnan(var)
+    assert (
+        math.isfinite(mean)
+        and mean >= 0
+        and math.isfinite(bias)
+        and var >= 0
+        and not math.isnan(var)
+    )
     if abs(c) < 1e6:
         first, second = _logistic_excess(c)
         assert mean == pytest.approx(s * first, rel=1e-9, abs=TINY)
         if c > -5:
-            assert var == pytest.approx(min(s * (s * (second - first**2)), math.inf), rel=1e-7, abs=TINY)
-    elif c > 0:  # the excess beyond a far cut is exponential with mean 1 (in units of s)
-        assert mean == pytest.approx(s, rel=1e-9, abs=TINY) and var == pytest.approx(min(s * s, math.inf), rel=1e-8, abs=TINY)
+            assert var == pytest.approx(
+                min(s * (s * (second - first**2)), math.inf), rel=1e-7, abs=TINY
+            )
+    elif (
+        c > 0
+    ):  # the excess beyond a far cut is exponential with mean 1 (in units of s)
+        assert mean == pytest.approx(s, rel=1e-9, abs=TINY) and var == pytest.approx(
+            min(s * s, math.inf), rel=1e-8, abs=TINY
+        )
     else:  # nothing is cut off
-        assert bias == pytest.approx(0.0, abs=1e-12 * s) and var == pytest.approx(min(s * (s * np.pi**2 / 3), math.inf), rel=1e-12)
+        assert bias == pytest.approx(0.0, abs=1e-12 * s) and var == pytest.approx(
+            min(s * (s * np.pi**2 / 3), math.inf), rel=1e-12
+        )
 
 
 @FEW
@@ -520,19 +703,27 @@ def test_restricted_student_t_extremes(log_scale, t):
 
     s, nu = 10.0**log_scale, 5
     q = -t * s if abs(t) <= 30 else -t
-    c = t if abs(t) <= 30 else t / s  # the cut in units of s (may overflow: the check uses logs)
+    c = (
+        t if abs(t) <= 30 else t / s
+    )  # the cut in units of s (may overflow: the check uses logs)
     mech = dpbook.Restricted(stats.t(nu, scale=s))
-    mean, bias, var = (_silent(getattr(mech, name), q) for name in ("mean", "bias", "variance"))
+    mean, bias, var = (
+        _silent(getattr(mech, name), q) for name in ("mean", "bias", "variance")
+    )
     assert math.isfinite(mean) and mean >= 0 and math.isfinite(bias) and var >= 0
     if abs(t) <= 30:
         f = stats.t(nu).pdf
-        quad = lambda g: sum(integrate.quad(g, a, z, epsabs=0, epsrel=1e-13, limit=200)[0]
-                             for a, z in ((c, c + 1), (c + 1, np.inf)))
+        quad = lambda g: sum(
+            integrate.quad(g, a, z, epsabs=0, epsrel=1e-13, limit=200)[0]
+            for a, z in ((c, c + 1), (c + 1, np.inf))
+        )
         mass = quad(f)
         m1 = quad(lambda w: (w - c) * f(w)) / mass
         m2 = quad(lambda w: (w - c - m1) ** 2 * f(w)) / mass
         assert mean == pytest.approx(min(s * float(m1), math.inf), rel=1e-9, abs=TINY)
-        assert var == pytest.approx(min(s * (s * float(m2)), math.inf), rel=1e-8, abs=TINY)
+        assert var == pytest.approx(
+            min(s * (s * float(m2)), math.inf), rel=1e-8, abs=TINY
+        )
     else:
         # the cut in units of s is t/s; beyond 1e8 the O(1/c) correction is below 1e-16 relative
         if math.log(t) - math.log(s) > math.log(1e8):
@@ -562,9 +753,14 @@ def test_postprocessed_ramp_extremes(setup, shift_in_scales):
             assert value == ref or step > 1e-2 * b, (name, value, ref)
             continue
         spread = math.sqrt(_silent(exact.variance, q))
-        slack = {"mean": 1e-9 * (abs(ref) + spread) + step, "bias": 1e-9 * (abs(ref) + spread) + step,
-                 "variance": 1e-8 * ref + 4 * step * step + 2 * step * spread,
-                 "mse": 1e-8 * ref + 4 * step * step + 2 * step * (spread + abs(_silent(exact.bias, q)))}[name]
+        slack = {
+            "mean": 1e-9 * (abs(ref) + spread) + step,
+            "bias": 1e-9 * (abs(ref) + spread) + step,
+            "variance": 1e-8 * ref + 4 * step * step + 2 * step * spread,
+            "mse": 1e-8 * ref
+            + 4 * step * step
+            + 2 * step * (spread + abs(_silent(exact.bias, q))),
+        }[name]
         assert abs(value - ref) <= slack + TINY, (name, value, ref)
 
 
@@ -584,15 +780,24 @@ def test_base_mse_never_raises_for_a_huge_bias():
         float(1e200) ** 2
 
 
-@pytest.mark.parametrize("base, q", [(stats.logistic(), -800.0), (stats.logistic(scale=1e-300), -1e300),
-                                     (stats.t(5), -1e300), (stats.gumbel_r(), -800.0)])
+@pytest.mark.parametrize(
+    "base, q",
+    [
+        (stats.logistic(), -800.0),
+        (stats.logistic(scale=1e-300), -1e300),
+        (stats.t(5), -1e300),
+        (stats.gumbel_r(), -800.0),
+    ],
+)
 def test_restricted_far_cut_draws_are_finite_with_the_right_mean(base, q):
     """Far beyond the cut the kept mass underflows (scipy's ``isf`` gave ``inf`` draws at q = -745 for the
     logistic): draws come from the excess over the cut, in log space."""
     mech = dpbook.Restricted(base)
     x = _silent(lambda: mech.sample(q, size=20_000, rng=np.random.default_rng(3)))
     assert np.all(np.isfinite(x)) and np.all(x >= 0)
-    r = x / mech.mean(q)  # in units of the mean (at scale 1e-300 the variance underflows)
+    r = x / mech.mean(
+        q
+    )  # in units of the mean (at scale 1e-300 the variance underflows)
     assert abs(r.mean() - 1) < 5 * r.std(ddof=1) / math.sqrt(r.size), r.mean()
 
 
@@ -634,7 +839,9 @@ def _atan(y):
 
 
 def _sin_cos(t):
-    eps = D(10) ** -(decimal.getcontext().prec + 5) * min(D(1), abs(t))  # (sin t to relative precision)
+    eps = D(10) ** -(decimal.getcontext().prec + 5) * min(
+        D(1), abs(t)
+    )  # (sin t to relative precision)
     s = c = D(0)
     term, n = D(1), 0  # t^n / n!
     while True:
@@ -674,11 +881,17 @@ class ExactBase:
                     term = term * w * w / (2 * n + 1)
                 return (D("0.5") - (-w * w / 2 - half_log_2pi).exp() * total).ln()
             r = D(0)  # (the fraction's n-th term shrinks like n/w²)
-            terms = 2000 if w < 1000 else 20 + int(2.4 * decimal.getcontext().prec / float((w * w).ln()))
+            terms = (
+                2000
+                if w < 1000
+                else 20 + int(2.4 * decimal.getcontext().prec / float((w * w).ln()))
+            )
             for n in range(terms, 0, -1):
                 r = n / (w + r)
             return -w * w / 2 - half_log_2pi - (w + r).ln()
-        with decimal.localcontext(_context(decimal.getcontext().prec + self.extra)):  # t(5)
+        with decimal.localcontext(
+            _context(decimal.getcontext().prec + self.extra)
+        ):  # t(5)
             pi = _pi()
             phi = pi / 2 if w == 0 else _atan(D(5).sqrt() / w)
             s, c = _sin_cos(phi)
@@ -705,7 +918,9 @@ def exact_restricted_law(name, s, q, x):
     log_u = math.log10(x) - math.log10(s)
     digits = 60 + int(max(0.0, log_c - log_u, -log_u))
     with decimal.localcontext(_context(digits)):
-        base = ExactBase(name, int(4 * max(0.0, log_c, log_u)) + 10 if name == "t" else 0)
+        base = ExactBase(
+            name, int(4 * max(0.0, log_c, log_u)) + 10 if name == "t" else 0
+        )
         S, Q, X = D(s), D(q), D(x)
         c, z = -Q / S, (X - Q) / S
         lSc, lSz = base.lS(c), base.lS(z)
@@ -716,7 +931,9 @@ def exact_restricted_law(name, s, q, x):
             lFc, lFz = base.lF(c), base.lF(z)
             if z <= 0:
                 d = lFz - lFc
-                logcdf = (lFz + (1 - (-d).exp()).ln() if d > 1 else lFc + (d.exp() - 1).ln()) - lSc
+                logcdf = (
+                    lFz + (1 - (-d).exp()).ln() if d > 1 else lFc + (d.exp() - 1).ln()
+                ) - lSc
             else:
                 logcdf = (1 - lSz.exp() - lFc.exp()).ln() - lSc
         logpdf = base.lpdf(z) - lSc - S.ln()
@@ -739,26 +956,53 @@ def _close_prob(value, log_ref, what):
 
 
 @settings(max_examples=100, deadline=None, derandomize=True)
-@given(st.sampled_from(["norm", "logistic", "t"]), st.floats(-300, 300),
-       st.one_of(st.sampled_from([-1e300, -800.0, 0.0, 3.0, 800.0, 1e300]), st.builds(lambda s, e: s * 10.0**e,
-                 st.sampled_from([-1.0, 1.0]), st.floats(-300, 300))),
-       st.one_of(st.sampled_from([0.25, 1.0, 5.0, 1e300]), st.builds(lambda e: 10.0**e, st.floats(-300, 300))))
+@given(
+    st.sampled_from(["norm", "logistic", "t"]),
+    st.floats(-300, 300),
+    st.one_of(
+        st.sampled_from([-1e300, -800.0, 0.0, 3.0, 800.0, 1e300]),
+        st.builds(
+            lambda s, e: s * 10.0**e, st.sampled_from([-1.0, 1.0]), st.floats(-300, 300)
+        ),
+    ),
+    st.one_of(
+        st.sampled_from([0.25, 1.0, 5.0, 1e300]),
+        st.builds(lambda e: 10.0**e, st.floats(-300, 300)),
+    ),
+)
 def test_restricted_law_with_other_bases_at_the_extremes(name, log_scale, q, x):
     """Restricted(normal / logistic / t(5)): ``logcdf``, ``logsf``, ``logpdf``, ``cdf`` and ``sf`` against the exact
     decimal laws (:class:`ExactBase`) for scales 1e-300..1e300, true values and outputs up to 1e300.  The old
     code gave NaN or a warning in 443 of 2625 such evaluations on a grid (q/s overflowing; the square in the
     normal's logpdf; t's logsf, -inf beyond 1e62); the cut is now handled in log space around it."""
     s = 10.0**log_scale
-    base = {"norm": stats.norm, "logistic": stats.logistic}[name](scale=s) if name != "t" else stats.t(5, scale=s)
+    base = (
+        {"norm": stats.norm, "logistic": stats.logistic}[name](scale=s)
+        if name != "t"
+        else stats.t(5, scale=s)
+    )
     mech = dpbook.Restricted(base)
     ref = exact_restricted_law(name, s, q, x)
     for k, fn in enumerate(("logcdf", "logsf", "logpdf")):
-        _close_log(float(_silent(getattr(mech, fn), x, q)), ref[k], f"{fn}({x!r}, {q!r})")
+        _close_log(
+            float(_silent(getattr(mech, fn), x, q)), ref[k], f"{fn}({x!r}, {q!r})"
+        )
     for k, fn in ((0, "cdf"), (1, "sf")):
-        _close_prob(float(_silent(getattr(mech, fn), x, q)), ref[k], f"{fn}({x!r}, {q!r})")
+        _close_prob(
+            float(_silent(getattr(mech, fn), x, q)), ref[k], f"{fn}({x!r}, {q!r})"
+        )
     # the ends of the support
-    ends = _silent(lambda: [mech.cdf(0.0, q), mech.sf(0.0, q), mech.logsf(0.0, q), mech.cdf(-1.0, q), mech.cdf(np.inf, q),
-                            mech.logsf(np.inf, q), mech.logpdf(-1.0, q)])
+    ends = _silent(
+        lambda: [
+            mech.cdf(0.0, q),
+            mech.sf(0.0, q),
+            mech.logsf(0.0, q),
+            mech.cdf(-1.0, q),
+            mech.cdf(np.inf, q),
+            mech.logsf(np.inf, q),
+            mech.logpdf(-1.0, q),
+        ]
+    )
     assert ends == [0.0, 1.0, 0.0, 0.0, 1.0, -np.inf, -np.inf]
 
 
@@ -778,7 +1022,11 @@ def piece_setups(draw):
     lo, hi = {"both": (lo, hi), "lower": (lo, math.inf), "upper": (-math.inf, hi)}[kind]
     where = draw(st.sampled_from(["near", "end", "anywhere"]))
     edge = lo if math.isfinite(lo) else hi
-    q = {"near": edge + b * draw(st.floats(-5, 5)), "end": edge, "anywhere": _signed(draw)}[where]
+    q = {
+        "near": edge + b * draw(st.floats(-5, 5)),
+        "end": edge,
+        "anywhere": _signed(draw),
+    }[where]
     assume(math.isfinite(q))
     return q, b, lo, hi
 
@@ -815,8 +1063,19 @@ def test_piece_log_mass_is_exact_on_short_long_far_and_infinite_pieces(setup):
         assert kept == got and normalized == pytest.approx(got, rel=1e-15, abs=1e-300)
 
 
-@pytest.mark.parametrize("q, lo, hi", [(0.0, 0.0, 1e-8), (0.3, 0.0, 1.0), (-2.0, 0.0, 3.0), (5.0, -1.0, 4.9),
-                                       (0.5, 0.5, 0.5 + 1e-12), (1.0, -np.inf, 0.0), (-3.0, 0.0, np.inf), (40.0, 0.0, 1.0)])
+@pytest.mark.parametrize(
+    "q, lo, hi",
+    [
+        (0.0, 0.0, 1e-8),
+        (0.3, 0.0, 1.0),
+        (-2.0, 0.0, 3.0),
+        (5.0, -1.0, 4.9),
+        (0.5, 0.5, 0.5 + 1e-12),
+        (1.0, -np.inf, 0.0),
+        (-3.0, 0.0, np.inf),
+        (40.0, 0.0, 1.0),
+    ],
+)
 def test_piece_log_mass_against_quadrature(q, lo, hi):
     """Brute force: adaptive quadrature of the Laplace density over the piece (scale 1)."""
     from scipy import integrate
@@ -829,7 +1088,9 @@ def test_piece_log_mass_against_quadrature(q, lo, hi):
         mass = integrate.quad(f, lo, hi, epsabs=0, epsrel=1e-13)[0]
     else:
         mass = integrate.quad(f, lo, hi, points=pts, epsabs=0, epsrel=1e-13)[0]
-    assert float(_piece_log_mass(q, 1.0, lo, hi)) == pytest.approx(math.log(mass), rel=1e-11, abs=1e-12)
+    assert float(_piece_log_mass(q, 1.0, lo, hi)) == pytest.approx(
+        math.log(mass), rel=1e-11, abs=1e-12
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -843,42 +1104,84 @@ _LOG_TAILS_UNDERFLOW = ()
 
 @st.composite
 def family_setups(draw):
-    """``(name, mechanism, q, scale)`` for any family, scales 1e-300..1e300, bounds anywhere or infinite, q to ±1e300."""
+    """``(name, mechanism, q, scale)`` for any family, scales 1e-300..1e300, bounds anywhere or infinite, q
+    to ±1e300."""
     b, lo, hi, q = draw(interval_setups(kinds=("both", "lower", "upper")))
-    name = draw(st.sampled_from(["Laplace", "BIT", "Truncated", "Normalized", "TranslatedRamp", "CroftLaplace",
-                                 "RestrictedLaplace", "RestrictedNormal", "RestrictedLogistic", "RestrictedT",
-                                 "LogLaplace", "StepPostProcessed", "DiscreteLaplace", "DiscreteBIT",
-                                 "DiscreteTruncated"]))
+    name = draw(
+        st.sampled_from(
+            [
+                "Laplace",
+                "BIT",
+                "Truncated",
+                "Normalized",
+                "TranslatedRamp",
+                "CroftLaplace",
+                "RestrictedLaplace",
+                "RestrictedNormal",
+                "RestrictedLogistic",
+                "RestrictedT",
+                "LogLaplace",
+                "StepPostProcessed",
+                "DiscreteLaplace",
+                "DiscreteBIT",
+                "DiscreteTruncated",
+            ]
+        )
+    )
     lower = lo if math.isfinite(lo) else 0.0
     if name == "Normalized":
         ends = [lower, lower + 2 * b, lower + 5 * b]
         assume(ends[0] < ends[1] < ends[2] < 1e305)
-        return name, dpbook.Normalized(b, [(-math.inf, ends[0]), (ends[1], ends[2])]), q, b
+        return (
+            name,
+            dpbook.Normalized(b, [(-math.inf, ends[0]), (ends[1], ends[2])]),
+            q,
+            b,
+        )
     if name == "CroftLaplace":
         eps = 10.0 ** draw(st.floats(-15, 6))
         assume(b / eps < 1e300)
         mech = dpbook.CroftLaplace(eps, b, lower=lower)
         return name, mech, q, float(_silent(mech.scale_at, q))
     if name.startswith("Restricted"):
-        assume(b < 1e300)  # (scipy's frozen law computes its own moments, which overflow beyond)
-        base = {"RestrictedLaplace": stats.laplace, "RestrictedNormal": stats.norm,
-                "RestrictedLogistic": stats.logistic}.get(name)
-        return name, dpbook.Restricted(base(scale=b) if base else stats.t(5, scale=b)), q, b
+        assume(
+            b < 1e300
+        )  # (scipy's frozen law computes its own moments, which overflow beyond)
+        base = {
+            "RestrictedLaplace": stats.laplace,
+            "RestrictedNormal": stats.norm,
+            "RestrictedLogistic": stats.logistic,
+        }.get(name)
+        return (
+            name,
+            dpbook.Restricted(base(scale=b) if base else stats.t(5, scale=b)),
+            q,
+            b,
+        )
     if name == "LogLaplace":
         b = min(b, 0.999)
         return name, dpbook.LogLaplace(b), abs(q) if q != 0 else 1.0, b
     if name.startswith("Discrete"):
         assume(b < 1e15)  # (alpha = e^{-1/b} is 1 in doubles beyond)
-        qi = float(np.clip(np.round(q), -2.0**52, 2.0**52))
+        qi = float(np.clip(np.round(q), -(2.0**52), 2.0**52))
         if name == "DiscreteLaplace":
             return name, dpbook.DiscreteLaplace(b), qi, b
         cls = dpbook.DiscreteBIT if name == "DiscreteBIT" else dpbook.DiscreteTruncated
-        return name, cls(b, lower=0, upper=draw(st.sampled_from([1, 10, 10**6, np.inf]))), qi, b
-    mech = {"Laplace": lambda: dpbook.Laplace(b), "BIT": lambda: dpbook.BIT(b, lower=lo, upper=hi),
-            "Truncated": lambda: dpbook.Truncated(b, lower=lo, upper=hi),
-            "TranslatedRamp": lambda: dpbook.TranslatedRamp(b, shift=abs(lower)),
-            "StepPostProcessed": lambda: dpbook.StepPostProcessed(b, edges=[lower, lower + b], values=[0.0, b],
-                                                                  shift=lower + b)}[name]
+        return (
+            name,
+            cls(b, lower=0, upper=draw(st.sampled_from([1, 10, 10**6, np.inf]))),
+            qi,
+            b,
+        )
+    mech = {
+        "Laplace": lambda: dpbook.Laplace(b),
+        "BIT": lambda: dpbook.BIT(b, lower=lo, upper=hi),
+        "Truncated": lambda: dpbook.Truncated(b, lower=lo, upper=hi),
+        "TranslatedRamp": lambda: dpbook.TranslatedRamp(b, shift=abs(lower)),
+        "StepPostProcessed": lambda: dpbook.StepPostProcessed(
+            b, edges=[lower, lower + b], values=[0.0, b], shift=lower + b
+        ),
+    }[name]
     assume(name != "StepPostProcessed" or lower < lower + b)
     return name, mech(), q, b
 
@@ -888,13 +1191,20 @@ def _log_truth_is_finite(name, x, q, b):
     ``-|x - q|/b`` (Laplace kernels), ``-((x - q)/b)²/2`` (normal), ``-|log(x/q)|/b`` (log-Laplace), polynomial (t)."""
     with np.errstate(all="ignore"):
         d = np.abs(x - q) / b
-        size = {"RestrictedNormal": d * d / 2, "RestrictedT": 0 * d,
-                "LogLaplace": np.abs(np.log(x / q)) / b}.get(name, d)
+        size = {
+            "RestrictedNormal": d * d / 2,
+            "RestrictedT": 0 * d,
+            "LogLaplace": np.abs(np.log(x / q)) / b,
+        }.get(name, d)
     return size < 1e307
 
 
-@settings(max_examples=80, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(
+    max_examples=80,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
 @given(family_setups())
 def test_law_functions_of_every_family_at_the_extremes(setup):
     """cdf, sf, logcdf, logsf, logpdf, pmf of every family: no warning, never NaN, probabilities in [0, 1],
@@ -908,39 +1218,80 @@ def test_law_functions_of_every_family_at_the_extremes(setup):
     xs = {lo, hi, q, mean, -BIG, BIG, 0.0, mean * (1 + 1e-9), mean * 2}
     xs |= {q + s * 10.0**k for k in (-300, -5, 0, 5, 300) for s in (-1.0, 1.0)}
     xs = np.array(sorted(x for x in xs if math.isfinite(x)))
-    got = {fn: np.asarray(_silent(getattr(mech, fn), xs, q), dtype=float)
-           for fn in ("cdf", "sf", "logcdf", "logsf", "logpdf", "pmf")}
+    got = {
+        fn: np.asarray(_silent(getattr(mech, fn), xs, q), dtype=float)
+        for fn in ("cdf", "sf", "logcdf", "logsf", "logpdf", "pmf")
+    }
     for fn, v in got.items():
         assert not np.isnan(v).any(), (fn, xs[np.isnan(v)])
     cdf, sf = got["cdf"], got["sf"]
-    assert np.all((cdf >= 0) & (cdf <= 1) & (sf >= 0) & (sf <= 1)) and np.all(np.diff(cdf) >= 0), (cdf, sf)
+    assert np.all((cdf >= 0) & (cdf <= 1) & (sf >= 0) & (sf <= 1)) and np.all(
+        np.diff(cdf) >= 0
+    ), (cdf, sf)
     assert np.all(np.abs(cdf + sf - 1) <= 1e-9), (xs, cdf, sf)
-    assert np.all(got["logpdf"] < np.inf) and np.all((got["pmf"] >= 0) & (got["pmf"] <= 1))
+    assert np.all(got["logpdf"] < np.inf) and np.all(
+        (got["pmf"] >= 0) & (got["pmf"] <= 1)
+    )
     for p, logp in ((cdf, got["logcdf"]), (sf, got["logsf"])):
         assert np.all(logp <= 0)
         shown = p > 1e-290
-        assert np.allclose(np.exp(logp[shown]), p[shown], rtol=1e-9, atol=0), (xs[shown], p[shown], logp[shown])
+        assert np.allclose(np.exp(logp[shown]), p[shown], rtol=1e-9, atol=0), (
+            xs[shown],
+            p[shown],
+            logp[shown],
+        )
     if name not in _LOG_TAILS_UNDERFLOW:
         inside = (xs > lo) & (xs < hi) & _log_truth_is_finite(name, xs, q, b)
         for fn in ("logcdf", "logsf"):
-            assert np.all(np.isfinite(got[fn][inside])), (fn, xs[inside], got[fn][inside])
+            assert np.all(np.isfinite(got[fn][inside])), (
+                fn,
+                xs[inside],
+                got[fn][inside],
+            )
 
 
-@pytest.mark.parametrize("name", ["Truncated", "Normalized", "RestrictedLaplace", "RestrictedNormal", "Laplace",
-                                  "DiscreteLaplace", "BIT", "TranslatedRamp", "LogLaplace", "StepPostProcessed",
-                                  *[pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="log(cdf) underflows"))
-                                    for n in _LOG_TAILS_UNDERFLOW]])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Truncated",
+        "Normalized",
+        "RestrictedLaplace",
+        "RestrictedNormal",
+        "Laplace",
+        "DiscreteLaplace",
+        "BIT",
+        "TranslatedRamp",
+        "LogLaplace",
+        "StepPostProcessed",
+        *[
+            pytest.param(
+                n, marks=pytest.mark.xfail(strict=True, reason="log(cdf) underflows")
+            )
+            for n in _LOG_TAILS_UNDERFLOW
+        ],
+    ],
+)
 def test_log_tails_stay_finite_inside_the_support(name):
     """``logcdf``/``logsf`` 1e5 scales into a tail: about ``-1e5``, not ``-inf``."""
     b, q = 1e-5, 3.0
-    mech = {"Truncated": dpbook.Truncated(b, lower=0.0), "Normalized": dpbook.Normalized(b, [(0.0, np.inf)]),
-            "RestrictedLaplace": dpbook.Restricted(stats.laplace(scale=b)),
-            "RestrictedNormal": dpbook.Restricted(stats.norm(scale=0.01)), "Laplace": dpbook.Laplace(b),
-            "DiscreteLaplace": dpbook.DiscreteLaplace(1e-3), "BIT": dpbook.BIT(b, lower=0.0),
-            "TranslatedRamp": dpbook.TranslatedRamp(b, 0.5), "LogLaplace": dpbook.LogLaplace(b),
-            "StepPostProcessed": dpbook.StepPostProcessed(b, edges=[0.0, 1.0], values=[0.0, 1.0], shift=0.5)}[name]
+    mech = {
+        "Truncated": dpbook.Truncated(b, lower=0.0),
+        "Normalized": dpbook.Normalized(b, [(0.0, np.inf)]),
+        "RestrictedLaplace": dpbook.Restricted(stats.laplace(scale=b)),
+        "RestrictedNormal": dpbook.Restricted(stats.norm(scale=0.01)),
+        "Laplace": dpbook.Laplace(b),
+        "DiscreteLaplace": dpbook.DiscreteLaplace(1e-3),
+        "BIT": dpbook.BIT(b, lower=0.0),
+        "TranslatedRamp": dpbook.TranslatedRamp(b, 0.5),
+        "LogLaplace": dpbook.LogLaplace(b),
+        "StepPostProcessed": dpbook.StepPostProcessed(
+            b, edges=[0.0, 1.0], values=[0.0, 1.0], shift=0.5
+        ),
+    }[name]
     x = np.array([2.0, 4.0])
-    out = np.concatenate([_silent(mech.logcdf, x[:1], q), _silent(mech.logsf, x[1:], q)])
+    out = np.concatenate(
+        [_silent(mech.logcdf, x[:1], q), _silent(mech.logsf, x[1:], q)]
+    )
     assert np.all(np.isfinite(out)) and np.all(out < -100), out
 
 
@@ -961,14 +1312,36 @@ def _exact_truncated_loss(b, lo, hi, delta):
         return D(delta) / D(b) + n1 - n0
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
-@given(st.sampled_from(["Laplace", "BIT", "Truncated", "Normalized", "RestrictedLaplace", "TranslatedRamp"]),
-       st.floats(-15, 6), st.floats(-3, 3), st.sampled_from([math.inf, 1.0, 1e3]), st.floats(-100, 100))
-@example("TranslatedRamp", -15.0, 0.0, math.inf, 0.0)  # the old atom ratio: 1.9e-15 for 1e-15, said exact
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
+@given(
+    st.sampled_from(
+        [
+            "Laplace",
+            "BIT",
+            "Truncated",
+            "Normalized",
+            "RestrictedLaplace",
+            "TranslatedRamp",
+        ]
+    ),
+    st.floats(-15, 6),
+    st.floats(-3, 3),
+    st.sampled_from([math.inf, 1.0, 1e3]),
+    st.floats(-100, 100),
+)
+@example(
+    "TranslatedRamp", -15.0, 0.0, math.inf, 0.0
+)  # the old atom ratio: 1.9e-15 for 1e-15, said exact
 @example("RestrictedLaplace", -15.0, 0.0, math.inf, 0.0)
 @example("Truncated", 6.0, -3.0, 1e3, 100.0)
-def test_auditor_is_never_below_the_truth_at_extreme_epsilon(name, log_eps, log_delta, width_in_deltas, log_shift):
+def test_auditor_is_never_below_the_truth_at_extreme_epsilon(
+    name, log_eps, log_delta, width_in_deltas, log_shift
+):
     """``privacy_loss`` for ε = Δ/b in [1e-15, 1e6] against the exact loss: never below it, and exact (to 1e-12
     relative, its stated accuracy) where it says so.  The old auditor gave Truncated(1, [0, inf)) at ε = 1e-16
     half the truth (``log(2 - e^{-t})`` cancelled)."""
@@ -978,20 +1351,28 @@ def test_auditor_is_never_below_the_truth_at_extreme_epsilon(name, log_eps, log_
     width = width_in_deltas * delta
     hi = lo + width
     assume(hi > lo)
-    mech = {"Laplace": lambda: dpbook.Laplace(b), "BIT": lambda: dpbook.BIT(b, lower=lo, upper=hi),
-            "Truncated": lambda: dpbook.Truncated(b, lower=lo, upper=hi),
-            "Normalized": lambda: dpbook.Normalized(b, [(lo, hi)]),
-            "RestrictedLaplace": lambda: dpbook.Restricted(stats.laplace(scale=b)),
-            "TranslatedRamp": lambda: dpbook.TranslatedRamp(b, 10.0**log_shift)}[name]()
+    mech = {
+        "Laplace": lambda: dpbook.Laplace(b),
+        "BIT": lambda: dpbook.BIT(b, lower=lo, upper=hi),
+        "Truncated": lambda: dpbook.Truncated(b, lower=lo, upper=hi),
+        "Normalized": lambda: dpbook.Normalized(b, [(lo, hi)]),
+        "RestrictedLaplace": lambda: dpbook.Restricted(stats.laplace(scale=b)),
+        "TranslatedRamp": lambda: dpbook.TranslatedRamp(b, 10.0**log_shift),
+    }[name]()
     try:
         report = _silent(dpbook.privacy_report, mech, delta)
     except ValueError as err:  # Δ below the spacing of floats at the bounds (lower = 1e16, Δ = 1): refused
         assume("below the float resolution" not in str(err))
         raise
     if name in ("Truncated", "Normalized", "RestrictedLaplace"):
-        truth = _exact_truncated_loss(b, lo, hi if name != "RestrictedLaplace" else math.inf, delta)
+        truth = _exact_truncated_loss(
+            b, lo, hi if name != "RestrictedLaplace" else math.inf, delta
+        )
     else:  # the Laplace ratio Δ/b, kept by the clamp (Δ <= the width) and by the ramp's post-processing
         truth = D(min(delta, width)) / D(b)
     assert D(report.epsilon) >= truth * (1 - D("1e-15")), (report, truth)
     if report.exact:
-        assert D(report.epsilon) <= truth * (1 + D("1e-12")) + D("1e-300"), (report, truth)
+        assert D(report.epsilon) <= truth * (1 + D("1e-12")) + D("1e-300"), (
+            report,
+            truth,
+        )

@@ -33,7 +33,9 @@ def test_mechanism_moments_by_quadrature():
     mech = dpbook.Laplace(scale=1.3)
     q = 0.7
     m, _ = integrate.quad(lambda x: x * np.exp(mech.logpdf(x, q)), -np.inf, np.inf)
-    v, _ = integrate.quad(lambda x: (x - q) ** 2 * np.exp(mech.logpdf(x, q)), -np.inf, np.inf)
+    v, _ = integrate.quad(
+        lambda x: (x - q) ** 2 * np.exp(mech.logpdf(x, q)), -np.inf, np.inf
+    )
     assert np.isclose(m, mech.mean(q), rtol=1e-10)
     assert np.isclose(v, mech.variance(q), rtol=1e-10)
     assert np.isclose(mech.mse(q), 2 * 1.3**2)
@@ -47,7 +49,9 @@ def test_sampler():
     assert mech.sample(np.zeros((2, 3)), rng=np.random.default_rng(0)).shape == (2, 3)
 
 
-@pytest.mark.parametrize("bad", [{"scale": 0}, {"scale": -1}, {"scale": np.nan}, {"scale": np.inf}])
+@pytest.mark.parametrize(
+    "bad", [{"scale": 0}, {"scale": -1}, {"scale": np.nan}, {"scale": np.inf}]
+)
 def test_bad_scale(bad):
     with pytest.raises(ValueError, match="scale"):
         dpbook.Laplace(**bad)

@@ -80,12 +80,19 @@ def test_prop_2_bound_attained_by_one_sided_truncation_at_the_bound():
 
 def test_prop_2_mse_consistency():
     for mech_class in (dpbook.BIT, dpbook.Truncated):
-        mse = [mech_class(b, lower=0.0, upper=1.0).mse(0.2) for b in (1.0, 0.1, 0.01, 0.001)]
+        mse = [
+            mech_class(b, lower=0.0, upper=1.0).mse(0.2)
+            for b in (1.0, 0.1, 0.01, 0.001)
+        ]
         assert np.all(np.diff(mse) < 0) and mse[-1] <= 2 * 0.001**2
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.floats(0, 300), st.floats(-2, 1).map(lambda e: 10**e), st.floats(-2, 2).map(lambda e: 10**e))
+@given(
+    st.floats(0, 300),
+    st.floats(-2, 1).map(lambda e: 10**e),
+    st.floats(-2, 2).map(lambda e: 10**e),
+)
 def test_ratio_9_closed_form_and_above_two(t, epsilon, sensitivity):
     q = t * sensitivity / epsilon
     ratio = dpbook.restriction_ramp_bias_ratio(q, epsilon, sensitivity)
@@ -102,7 +109,11 @@ def test_ratio_9_minimum_is_4_at_0():
 
 
 def test_ratio_9_bad_input():
-    for kwargs, name in [({"q": -1.0, "epsilon": 1, "sensitivity": 1}, "q"), ({"q": np.nan, "epsilon": 1, "sensitivity": 1}, "q"),
-                         ({"q": 1.0, "epsilon": 0, "sensitivity": 1}, "epsilon"), ({"q": 1.0, "epsilon": 1, "sensitivity": -1}, "sensitivity")]:
+    for kwargs, name in [
+        ({"q": -1.0, "epsilon": 1, "sensitivity": 1}, "q"),
+        ({"q": np.nan, "epsilon": 1, "sensitivity": 1}, "q"),
+        ({"q": 1.0, "epsilon": 0, "sensitivity": 1}, "epsilon"),
+        ({"q": 1.0, "epsilon": 1, "sensitivity": -1}, "sensitivity"),
+    ]:
         with pytest.raises(ValueError, match=name):
             dpbook.restriction_ramp_bias_ratio(**kwargs)

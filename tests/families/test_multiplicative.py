@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from log_tails import assert_log_tails_match_logs_of_the_law
 from scipy import integrate, stats
 
 import dpbook
 from dpbook import log_laplace_moment
-from log_tails import assert_log_tails_match_logs_of_the_law
 
 FAST = settings(max_examples=60, deadline=None)
 QUAD = dict(epsabs=0.0, epsrel=1e-13, limit=200)
@@ -14,7 +14,10 @@ QUAD = dict(epsabs=0.0, epsrel=1e-13, limit=200)
 
 def moment_by_quad(b, k):
     f = lambda x: np.exp(k * x - abs(x) / b) / (2 * b)
-    return integrate.quad(f, -np.inf, 0, **QUAD)[0] + integrate.quad(f, 0, np.inf, **QUAD)[0]
+    return (
+        integrate.quad(f, -np.inf, 0, **QUAD)[0]
+        + integrate.quad(f, 0, np.inf, **QUAD)[0]
+    )
 
 
 @FAST
@@ -22,15 +25,21 @@ def moment_by_quad(b, k):
 def test_moment_against_quad(b, k):
     if k * b >= 0.97:
         return
-    assert np.isclose(log_laplace_moment(b, order=k), moment_by_quad(b, k), rtol=1e-10, atol=0)
+    assert np.isclose(
+        log_laplace_moment(b, order=k), moment_by_quad(b, k), rtol=1e-10, atol=0
+    )
 
 
 def x_moment(mech, q, g):
     """∫ g(x) p(x) dx over (0, ∞), p = exp(logpdf), computed in t = log(x/q) (dx = x dt)."""
     b = mech.scale
-    f = lambda t: g(q * np.exp(t)) * np.exp(mech.logpdf(q * np.exp(t), q) + t + np.log(q))
+    f = lambda t: g(q * np.exp(t)) * np.exp(
+        mech.logpdf(q * np.exp(t), q) + t + np.log(q)
+    )
     edges = [-100.0] + [k * b for k in (-10, -1, 0, 1, 10)] + [100.0]
-    return sum(integrate.quad(f, a, c, **QUAD)[0] for a, c in zip(edges[:-1], edges[1:]))
+    return sum(
+        integrate.quad(f, a, c, **QUAD)[0] for a, c in zip(edges[:-1], edges[1:])
+    )
 
 
 @settings(max_examples=30, deadline=None)
@@ -79,9 +88,17 @@ def test_prop3_thresholds():
         assert m.mean(q) == np.inf and m.bias(q) == np.inf and m.variance(q) == np.inf
     # in terms of the calibration b = K/ε: finite mean iff K < ε, finite variance iff K < ε/2
     eps = 1.5
-    for K, mean_ok, var_ok in [(0.5, True, True), (0.75, True, False), (1.4, True, False), (1.5, False, False)]:
+    for K, mean_ok, var_ok in [
+        (0.5, True, True),
+        (0.75, True, False),
+        (1.4, True, False),
+        (1.5, False, False),
+    ]:
         m = dpbook.LogLaplace(dpbook.log_laplace_scale(eps, K))
-        assert np.isfinite(m.mean(1.0)) == mean_ok and np.isfinite(m.variance(1.0)) == var_ok
+        assert (
+            np.isfinite(m.mean(1.0)) == mean_ok
+            and np.isfinite(m.variance(1.0)) == var_ok
+        )
 
 
 def test_quad_shows_the_divergence():
@@ -98,7 +115,9 @@ def test_quad_shows_the_divergence():
         assert abs(vals[2] - vals[1]) < 1e-3 * abs(vals[1] - vals[0])
     for b, k in [(1.0, 1), (1.3, 1), (0.5, 2), (0.6, 2)]:
         vals = [partial(b, k, R) for R in Rs]
-        assert vals[0] < vals[1] < vals[2] and vals[2] > 1.5 * vals[1]  # at least linear growth
+        assert (
+            vals[0] < vals[1] < vals[2] and vals[2] > 1.5 * vals[1]
+        )  # at least linear growth
         assert log_laplace_moment(b, order=k) == np.inf
 
 
@@ -175,8 +194,12 @@ def test_log_laplace_log_tails_exact():
     ``log(cdf)``/``log(sf)`` where those do not underflow."""
     half = np.log(0.5)
     mech = dpbook.LogLaplace(1e-5)
-    assert np.isclose(mech.logcdf(2.0, 3.0), half + np.log(2 / 3) / 1e-5, rtol=1e-12, atol=0)
-    assert np.isclose(mech.logsf(4.0, 3.0), half - np.log(4 / 3) / 1e-5, rtol=1e-12, atol=0)
+    assert np.isclose(
+        mech.logcdf(2.0, 3.0), half + np.log(2 / 3) / 1e-5, rtol=1e-12, atol=0
+    )
+    assert np.isclose(
+        mech.logsf(4.0, 3.0), half - np.log(4 / 3) / 1e-5, rtol=1e-12, atol=0
+    )
     assert mech.logcdf(0.0, 3.0) == -np.inf and mech.logsf(-1.0, 3.0) == 0.0
     assert mech.logcdf(np.inf, 3.0) == 0.0 and mech.logsf(np.inf, 3.0) == -np.inf
     unit = dpbook.LogLaplace(0.3)

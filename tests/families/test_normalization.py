@@ -46,7 +46,11 @@ def unions(draw):
         q = (finite[0] - t * scale) if draw(st.booleans()) else (finite[-1] + t * scale)
     else:
         t = draw(st.floats(0.0, 40.0))
-        q = (finite[0] - t * scale) if where in ("below", "between") else (finite[-1] + t * scale)
+        q = (
+            (finite[0] - t * scale)
+            if where in ("below", "between")
+            else (finite[-1] + t * scale)
+        )
     return scale, allowed, float(q)
 
 
@@ -66,8 +70,14 @@ def integrate_law(mech, q, g, upto=np.inf):
             continue
         cuts = [lo, q, hi] if lo < q < hi else [lo, hi]
         for u, v in zip(cuts[:-1], cuts[1:]):
-            val, _ = integrate.quad(lambda x: g(x) * math.exp(-abs(x - q) / scale - log_norm), u, v,
-                                    epsabs=0.0, epsrel=1e-12, limit=400)
+            val, _ = integrate.quad(
+                lambda x: g(x) * math.exp(-abs(x - q) / scale - log_norm),
+                u,
+                v,
+                epsabs=0.0,
+                epsrel=1e-12,
+                limit=400,
+            )
             total += val
     return total
 
@@ -96,7 +106,9 @@ def test_normalized_against_quadrature(case):
     for a, b in mech.allowed:
         for x in (a, b, 0.5 * (a + b) if np.isfinite(a + b) else q):
             if np.isfinite(x):
-                assert close(integrate_law(mech, q, lambda t: 1.0, upto=x), mech.cdf(x, q))
+                assert close(
+                    integrate_law(mech, q, lambda t: 1.0, upto=x), mech.cdf(x, q)
+                )
     for value in (bias, var, mech.cdf(q, q), mech.log_normalizer(q)):
         assert np.isfinite(value)
 
@@ -110,17 +122,27 @@ def test_log_normalizer_closed_form_and_far_away():
     assert np.allclose(mech.log_normalizer(q), np.log(mass), rtol=1e-13)
     inner = dpbook.Normalized(1.0, [(0.0, 1.0), (2.0, 3.0)])
     far = inner.log_normalizer(703.0)
-    assert np.isclose(far, np.log(0.5 * (np.exp(-702.0) - np.exp(-703.0) + np.exp(-700.0) - np.exp(-701.0))), rtol=1e-13)
+    assert np.isclose(
+        far,
+        np.log(
+            0.5 * (np.exp(-702.0) - np.exp(-703.0) + np.exp(-700.0) - np.exp(-701.0))
+        ),
+        rtol=1e-13,
+    )
     assert np.isfinite(inner.log_normalizer(5000.0)) and np.isfinite(inner.bias(5000.0))
 
 
-@pytest.mark.parametrize("lower, upper", [(0.0, np.inf), (-np.inf, 1.5), (-1.0, 2.0), (3.0, 3.01)])
+@pytest.mark.parametrize(
+    "lower, upper", [(0.0, np.inf), (-np.inf, 1.5), (-1.0, 2.0), (3.0, 3.01)]
+)
 def test_one_interval_is_truncated(lower, upper):
     norm = dpbook.Normalized(1.3, [(lower, upper)])
     trunc = dpbook.Truncated(1.3, lower=lower, upper=upper)
     q = np.array([-900.0, -60.0, -1.0, 0.0, 0.7, 2.5, 3.005, 40.0, 910.0])
     for name in ("bias", "mean", "variance", "mse"):
-        assert np.allclose(getattr(norm, name)(q), getattr(trunc, name)(q), rtol=1e-13, atol=1e-13)
+        assert np.allclose(
+            getattr(norm, name)(q), getattr(trunc, name)(q), rtol=1e-13, atol=1e-13
+        )
     assert np.allclose(norm.log_normalizer(q), trunc.log_mass_kept(q), rtol=1e-13)
     x = np.linspace(-3.0, 4.0, 15)[:, None]
     assert np.allclose(norm.cdf(x, q), trunc.cdf(x, q), rtol=1e-12, atol=1e-15)
@@ -135,14 +157,23 @@ def test_one_interval_is_truncated(lower, upper):
 def test_touching_pieces_merge_and_order_is_free():
     mech = dpbook.Normalized(1.0, [(2.0, 3.0), (0.0, 1.0), (1.0, 2.0)])
     assert mech.allowed == ((0.0, 3.0),)
-    assert np.isclose(mech.mean(0.4), dpbook.Truncated(1.0, lower=0.0, upper=3.0).mean(0.4), rtol=1e-14)
-    assert dpbook.Normalized(1.0, [(5.0, np.inf), (-np.inf, 0.0)]).domain == (-np.inf, np.inf)
+    assert np.isclose(
+        mech.mean(0.4),
+        dpbook.Truncated(1.0, lower=0.0, upper=3.0).mean(0.4),
+        rtol=1e-14,
+    )
+    assert dpbook.Normalized(1.0, [(5.0, np.inf), (-np.inf, 0.0)]).domain == (
+        -np.inf,
+        np.inf,
+    )
 
 
 def test_logpdf_off_the_set_and_ppf_inverts_cdf():
     mech = dpbook.Normalized(0.9, [(-np.inf, 0.0), (1.0, 2.0), (4.0, np.inf)])
     assert mech.logpdf(0.5, 1.0) == -np.inf and mech.logpdf(3.0, 0.0) == -np.inf
-    assert np.isclose(mech.logpdf(1.5, 1.0), Laplace(0.9).logpdf(1.5, 1.0) - mech.log_normalizer(1.0))
+    assert np.isclose(
+        mech.logpdf(1.5, 1.0), Laplace(0.9).logpdf(1.5, 1.0) - mech.log_normalizer(1.0)
+    )
     p = np.linspace(0.0, 1.0, 41)
     for q in (-50.0, 0.5, 1.5, 3.0, 80.0):
         x = mech.ppf(p, q)
@@ -187,12 +218,18 @@ def test_sampler_blocks_and_piece_lookup_do_not_change_the_draws(monkeypatch):
     """Blocks of any size and either way of finding the piece give the very same draws."""
     from dpbook import normalization
 
-    mech = dpbook.Normalized(0.8, [(-np.inf, -2.0), (0.0, 1.0), (3.0, 7.5), (9.0, np.inf)])
+    mech = dpbook.Normalized(
+        0.8, [(-np.inf, -2.0), (0.0, 1.0), (3.0, 7.5), (9.0, np.inf)]
+    )
     base = mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4))
     monkeypatch.setattr(normalization, "_BLOCK", 1000)
-    assert np.array_equal(mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4)), base)
+    assert np.array_equal(
+        mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4)), base
+    )
     monkeypatch.setattr(normalization, "_FEW_PIECES", 0)
-    assert np.array_equal(mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4)), base)
+    assert np.array_equal(
+        mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4)), base
+    )
     assert stats.kstest(base.ravel(), lambda t: mech.cdf(t, 2.0)).pvalue > 1e-3
 
 
@@ -224,7 +261,10 @@ def test_ppf_one_q_agrees_with_ppf_per_q():
     for j, q in enumerate(qs):
         one = mech.ppf(p, q)
         assert np.allclose(one, grid[:, j], rtol=1e-12, atol=1e-12)
-        assert all(np.isclose(mech.ppf(float(pi), q), xi, rtol=1e-12, atol=1e-12) for pi, xi in zip(p[::8], one[::8]))
+        assert all(
+            np.isclose(mech.ppf(float(pi), q), xi, rtol=1e-12, atol=1e-12)
+            for pi, xi in zip(p[::8], one[::8])
+        )
     assert isinstance(mech.ppf(0.3, 1.0), float)
 
 
@@ -235,29 +275,51 @@ def test_ppf_one_q_agrees_with_ppf_per_q():
 def test_boundary_scale():
     assert round(dpbook.croft_boundary_scale(1.0, 1.0), 6) == 1.585954
     w = special.lambertw(-1 / (2 * math.e)).real
-    assert math.isclose(dpbook.croft_boundary_scale(0.4, 3.0), -3.0 / (w * math.e * 0.4), rel_tol=1e-14)
+    assert math.isclose(
+        dpbook.croft_boundary_scale(0.4, 3.0), -3.0 / (w * math.e * 0.4), rel_tol=1e-14
+    )
 
 
 def printed_33(distance, epsilon, sensitivity, sign=-1.0):
     """Croft's (33) typed directly (leading minus from the LaTeX); ``sign=+1`` is the text rendering."""
     i, d = distance / sensitivity, sensitivity
     s1 = dpbook.croft_boundary_scale(epsilon, sensitivity)
-    arg = -2 * i * d * math.exp(-i * epsilon) * math.exp(-i * d * math.exp(-i * epsilon) / s1) / s1
+    arg = (
+        -2
+        * i
+        * d
+        * math.exp(-i * epsilon)
+        * math.exp(-i * d * math.exp(-i * epsilon) / s1)
+        / s1
+    )
     w = special.lambertw(arg, 0 if i <= 1 / epsilon else -1).real
-    return sign * i * d * math.exp(i * epsilon) * s1 / (w * math.exp(i * epsilon) * s1 + i * d)
+    return (
+        sign
+        * i
+        * d
+        * math.exp(i * epsilon)
+        * s1
+        / (w * math.exp(i * epsilon) * s1 + i * d)
+    )
 
 
 @pytest.mark.parametrize("epsilon, sensitivity", [(1.0, 1.0), (0.3, 2.0), (3.0, 0.5)])
 def test_croft_scale_solves_its_equation(epsilon, sensitivity):
     unit = sensitivity / epsilon
-    d = unit * np.concatenate([np.geomspace(1e-10, 0.9, 40), np.geomspace(1.1, 700.0, 40)])
+    d = unit * np.concatenate(
+        [np.geomspace(1e-10, 0.9, 40), np.geomspace(1.1, 700.0, 40)]
+    )
     s = np.asarray(dpbook.croft_scale(d, epsilon, sensitivity))
     s1 = dpbook.croft_boundary_scale(epsilon, sensitivity)
     # (sigma/s1)(2 e^{d/sigma} - 1) = e^{i eps}, in logs
     lhs = np.log(s / s1) + d / s + np.log(2 - np.exp(-d / s))
     assert np.allclose(lhs, d * epsilon / sensitivity, rtol=1e-13, atol=1e-13)
     for dist in (0.2 * unit, 0.7 * unit, 1.6 * unit, 4.0 * unit):
-        assert math.isclose(dpbook.croft_scale(dist, epsilon, sensitivity), printed_33(dist, epsilon, sensitivity), rel_tol=1e-10)
+        assert math.isclose(
+            dpbook.croft_scale(dist, epsilon, sensitivity),
+            printed_33(dist, epsilon, sensitivity),
+            rel_tol=1e-10,
+        )
         assert printed_33(dist, epsilon, sensitivity, sign=1.0) < 0
 
 
@@ -284,7 +346,9 @@ def croft_log_ratio(mech, x, q1, q2):
     return np.asarray(mech.logpdf(x, q1)) - np.asarray(mech.logpdf(x, q2))
 
 
-@pytest.mark.parametrize("epsilon, sensitivity, lower", [(1.0, 1.0, 0.0), (0.5, 2.0, -3.0), (2.0, 0.7, 10.0)])
+@pytest.mark.parametrize(
+    "epsilon, sensitivity, lower", [(1.0, 1.0, 0.0), (0.5, 2.0, -3.0), (2.0, 0.7, 10.0)]
+)
 def test_croft_guarantee_between_boundary_and_data(epsilon, sensitivity, lower):
     mech = dpbook.CroftLaplace(epsilon, sensitivity, lower=lower)
     unit = sensitivity / epsilon
@@ -317,8 +381,12 @@ def test_croft_laplace_is_normalized_with_its_scale():
         ref = dpbook.Truncated(si, lower=2.0, upper=np.inf)
         assert math.isclose(mech.bias(qi), ref.bias(qi), rel_tol=1e-13, abs_tol=1e-14)
         assert math.isclose(mech.variance(qi), ref.variance(qi), rel_tol=1e-13)
-        assert math.isclose(mech.cdf(qi + 1.0, qi), ref.cdf(qi + 1.0, qi), rel_tol=1e-13)
-        assert math.isclose(mech.log_normalizer(qi), ref.log_mass_kept(qi), rel_tol=1e-13)
+        assert math.isclose(
+            mech.cdf(qi + 1.0, qi), ref.cdf(qi + 1.0, qi), rel_tol=1e-13
+        )
+        assert math.isclose(
+            mech.log_normalizer(qi), ref.log_mass_kept(qi), rel_tol=1e-13
+        )
         assert math.isclose(mech.mse(qi), ref.mse(qi), rel_tol=1e-13)
     # below the boundary the law is the law at the boundary
     x = np.linspace(2.0, 8.0, 7)
@@ -333,7 +401,9 @@ def test_croft_sampler(q):
     assert (x >= 0).all()
     assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-3
     assert abs(x.mean() - mech.mean(q)) < 5 * math.sqrt(mech.variance(q) / x.size)
-    m, _ = integrate.quad(lambda t: t * math.exp(mech.logpdf(t, q)), 0.0, np.inf, points=None)
+    m, _ = integrate.quad(
+        lambda t: t * math.exp(mech.logpdf(t, q)), 0.0, np.inf, points=None
+    )
     assert math.isclose(m, mech.mean(q), rel_tol=1e-9)
 
 
@@ -343,7 +413,9 @@ def test_croft_sampler(q):
 
 def random_allowed(rng, n, infinite_constraint=False):
     """``n`` finite constraints (gaps) between two feasible half-lines, lengths on a spread of scales."""
-    cuts = np.cumsum(rng.exponential(1.0, size=2 * n) * 10 ** rng.uniform(-1.5, 0.7, size=2 * n))
+    cuts = np.cumsum(
+        rng.exponential(1.0, size=2 * n) * 10 ** rng.uniform(-1.5, 0.7, size=2 * n)
+    )
     lo = np.r_[-np.inf, cuts[1::2]]
     hi = np.r_[cuts[0::2], np.inf]
     if infinite_constraint:
@@ -353,12 +425,19 @@ def random_allowed(rng, n, infinite_constraint=False):
 
 def test_uniform_scale_one_half_line_is_two_over_epsilon():
     for eps, sens in [(1.0, 1.0), (0.1, 1.0), (3.0, 2.5)]:
-        for allowed in ([(0.0, np.inf)], [(-np.inf, 4.0)], [(0.0, 1.0)], [(-1.0, 0.0), (2.0, np.inf)]):
+        for allowed in (
+            [(0.0, np.inf)],
+            [(-np.inf, 4.0)],
+            [(0.0, 1.0)],
+            [(-1.0, 0.0), (2.0, np.inf)],
+        ):
             for method in ("fast", "paper"):
                 got = dpbook.croft_uniform_scale(eps, sens, allowed, method=method)
                 assert math.isclose(got, 2 * sens / eps, rel_tol=1e-12)
     # (60) at the boundary of [0, inf) is sigma (1 - 2L)/N = 2 sigma: the derivative condition of Lemma 7
-    assert _endpoint_probabilities(1.0, np.array([0.0]), np.array([np.inf])).max() == 1.0
+    assert (
+        _endpoint_probabilities(1.0, np.array([0.0]), np.array([np.inf])).max() == 1.0
+    )
     assert dpbook.croft_uniform_scale(1.0, 1.0, [(-np.inf, np.inf)]) == 1.0
 
 
@@ -379,11 +458,15 @@ def test_lower_bounds():
     for n in (1, 3, 6):
         allowed = random_allowed(rng, n)
         rows = dpbook.croft_lower_bounds(1.3, 0.9, allowed)
-        assert len(rows) == 3 * n + 2  # n + 1 pieces, two ends each (infinite ends included), n gaps
+        assert (
+            len(rows) == 3 * n + 2
+        )  # n + 1 pieces, two ends each (infinite ends included), n gaps
         lemma7 = max(r[3] for r in rows if r[0] == 7)
         lemma9 = max(r[3] for r in rows if r[0] == 9)
         assert lemma9 < lemma7  # Lemma 9 never binds
-        assert math.isclose(lemma7, dpbook.croft_uniform_scale(1.3, 0.9, allowed), rel_tol=1e-9)
+        assert math.isclose(
+            lemma7, dpbook.croft_uniform_scale(1.3, 0.9, allowed), rel_tol=1e-9
+        )
 
 
 def pair_excess(mech, epsilon, sensitivity, qs):
@@ -417,7 +500,10 @@ def test_uniform_scale_meets_guarantee_and_is_tight(seed):
     assert pair_excess(mech, eps, sens, qs).max() <= 1e-9
     # a little less noise breaks it next to the binding end
     smaller = dpbook.Normalized(sigma * (1 - 1e-3), allowed)
-    lo, hi = np.array([p[0] for p in mech.allowed]), np.array([p[1] for p in mech.allowed])
+    lo, hi = (
+        np.array([p[0] for p in mech.allowed]),
+        np.array([p[1] for p in mech.allowed]),
+    )
     p = _endpoint_probabilities(sigma, lo, hi)
     j = int(np.argmax(p))
     m = len(lo)
@@ -440,19 +526,36 @@ def test_uniform_scale_monotone_feasibility():
 def test_table2():
     rows = dpbook.croft_table2()
     assert [round(r["computed"], 3) for r in rows[:1]] == [1.586]
-    assert rows[1]["computed"] < 1.586 + 5e-4 and rows[1]["computed"] < rows[0]["computed"]
+    assert (
+        rows[1]["computed"] < 1.586 + 5e-4 and rows[1]["computed"] < rows[0]["computed"]
+    )
     assert 1.99 < rows[2]["computed"] < 2.0
     assert rows[3]["computed"] == 2.0
     scaled = dpbook.croft_table2(epsilon=0.5, sensitivity=3.0)
-    assert all(math.isclose(a["computed"], b["computed"], rel_tol=1e-8) for a, b in zip(rows, scaled))
+    assert all(
+        math.isclose(a["computed"], b["computed"], rel_tol=1e-8)
+        for a, b in zip(rows, scaled)
+    )
 
 
 # ------------------------------------------------------------------------------------------------
 # bad input
 
 
-@pytest.mark.parametrize("allowed", [[], [(1.0, 1.0)], [(2.0, 1.0)], [(0.0, np.nan)], [(0.0, 2.0), (1.0, 3.0)],
-                                     "abc", [(0.0, 1.0, 2.0)], None, [(np.inf, np.inf)]])
+@pytest.mark.parametrize(
+    "allowed",
+    [
+        [],
+        [(1.0, 1.0)],
+        [(2.0, 1.0)],
+        [(0.0, np.nan)],
+        [(0.0, 2.0), (1.0, 3.0)],
+        "abc",
+        [(0.0, 1.0, 2.0)],
+        None,
+        [(np.inf, np.inf)],
+    ],
+)
 def test_bad_allowed(allowed):
     with pytest.raises(ValueError, match="allowed"):
         dpbook.Normalized(1.0, allowed)
@@ -464,8 +567,12 @@ def test_bad_input():
     for scale in (0.0, -1.0, np.nan, np.inf):
         with pytest.raises(ValueError, match="scale"):
             dpbook.Normalized(scale, [(0.0, 1.0)])
-    for kwargs, name in [({"epsilon": 0.0}, "epsilon"), ({"sensitivity": -1.0}, "sensitivity"),
-                         ({"lower": np.nan}, "lower"), ({"epsilon": np.inf}, "epsilon")]:
+    for kwargs, name in [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"sensitivity": -1.0}, "sensitivity"),
+        ({"lower": np.nan}, "lower"),
+        ({"epsilon": np.inf}, "epsilon"),
+    ]:
         args = {"epsilon": 1.0, "sensitivity": 1.0, **kwargs}
         with pytest.raises(ValueError, match=name):
             dpbook.CroftLaplace(**args)
@@ -492,8 +599,17 @@ def test_bad_input():
         mech.cdf(np.nan, 0.0)
 
 
-@pytest.mark.parametrize("allowed", [[(18.0, 90.0)], [(1.0, 58.0), (66.0, 195.0), (227.0, 350.0), (360.0, 365.0)],
-                                     [(0.0, np.inf)], [(0.0, 1.0), (3.0, np.inf)]])
+@pytest.mark.parametrize(
+    "allowed",
+    [
+        [(18.0, 90.0)],
+        [(1.0, 58.0), (66.0, 195.0), (227.0, 350.0), (360.0, 365.0)],
+        [(0.0, np.inf)],
+        [(0.0, 1.0), (3.0, np.inf)],
+    ],
+)
 def test_lower_bounds_with_infinite_constraints(allowed):
     rows = dpbook.croft_lower_bounds(1.0, 1.0, allowed)
-    assert max(r[3] for r in rows) == pytest.approx(dpbook.croft_uniform_scale(1.0, 1.0, allowed), rel=1e-9)
+    assert max(r[3] for r in rows) == pytest.approx(
+        dpbook.croft_uniform_scale(1.0, 1.0, allowed), rel=1e-9
+    )

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from log_tails import assert_log_tails_match_logs_of_the_law
 from scipy import integrate, optimize, stats
 
 import dpbook
 from dpbook import Laplace
-from log_tails import assert_log_tails_match_logs_of_the_law
 
 FAST = settings(max_examples=40, deadline=None)
 QUAD = dict(epsabs=0.0, epsrel=1e-13, limit=200)
@@ -18,7 +18,10 @@ def ramp_mean_by_quad(q, b, a):
         val = integrate.quad(lambda s: s * np.exp(-s / b), 0, np.inf, **QUAD)[0]
         return val * Laplace(b).pdf(a, q)
     f = lambda x: (x - a) * Laplace(b).pdf(x, q)
-    return integrate.quad(f, a, q, points=[max(a, q - b)], **QUAD)[0] + integrate.quad(f, q, np.inf, **QUAD)[0]
+    return (
+        integrate.quad(f, a, q, points=[max(a, q - b)], **QUAD)[0]
+        + integrate.quad(f, q, np.inf, **QUAD)[0]
+    )
 
 
 @FAST
@@ -28,7 +31,11 @@ def test_translated_ramp_mean_against_quad(b, t, s):
     mech = dpbook.TranslatedRamp(b, a)
     m = ramp_mean_by_quad(q, b, a)
     assert np.isclose(mech.mean(q), m, rtol=1e-10, atol=1e-13 * q)
-    exact = (q - a) + 0.5 * b * np.exp((a - q) / b) if q >= a else 0.5 * b * np.exp((q - a) / b)
+    exact = (
+        (q - a) + 0.5 * b * np.exp((a - q) / b)
+        if q >= a
+        else 0.5 * b * np.exp((q - a) / b)
+    )
     assert np.isclose(mech.mean(q), exact, rtol=1e-12)
 
 
@@ -36,11 +43,13 @@ def test_translated_ramp_mean_against_quad(b, t, s):
 @pytest.mark.parametrize("q", [0.0, 0.2, 1.0, 4.0])
 def test_translated_ramp_law(b, a, q):
     mech = dpbook.TranslatedRamp(b, a)
-    (loc, mass), = mech.atoms(q)
+    ((loc, mass),) = mech.atoms(q)
     assert loc == 0.0 and np.isclose(mass, stats.laplace(q, b).cdf(a), rtol=1e-12)
     dens = lambda x: np.exp(mech.logpdf(x, q))
     mid = max(q - a, 0.0)
-    on_half_line = lambda g: sum(integrate.quad(g, lo, hi, **QUAD)[0] for lo, hi in [(0, mid), (mid, np.inf)])
+    on_half_line = lambda g: sum(
+        integrate.quad(g, lo, hi, **QUAD)[0] for lo, hi in [(0, mid), (mid, np.inf)]
+    )
     cont = on_half_line(dens)
     assert np.isclose(cont + mass, 1.0, rtol=1e-12)
     second = on_half_line(lambda x: (x - q) ** 2 * dens(x))
@@ -49,11 +58,20 @@ def test_translated_ramp_law(b, a, q):
     var = on_half_line(lambda x: (x - m) ** 2 * dens(x))
     assert np.isclose(mech.variance(q), var + mass * m**2, rtol=1e-10)
     x = np.array([-1.0, 0.0, 0.5, q, q + 3.0])
-    want = [0.0 if v < 0 else mass + integrate.quad(dens, 0, v, **QUAD)[0] if v > 0 else mass for v in x]
+    want = [
+        0.0
+        if v < 0
+        else mass + integrate.quad(dens, 0, v, **QUAD)[0]
+        if v > 0
+        else mass
+        for v in x
+    ]
     assert np.allclose(mech.cdf(x, q), want, rtol=1e-10, atol=1e-14)
 
 
-@pytest.mark.parametrize("b,a,q", [(1.0, 0.3517, 0.0), (1.0, 0.3517, 1.5), (2.0, 1.0, 0.5), (0.5, 0.0, 3.0)])
+@pytest.mark.parametrize(
+    "b,a,q", [(1.0, 0.3517, 0.0), (1.0, 0.3517, 1.5), (2.0, 1.0, 0.5), (0.5, 0.0, 3.0)]
+)
 def test_translated_ramp_sampler(b, a, q):
     mech = dpbook.TranslatedRamp(b, a)
     x = mech.sample(q, size=20000, rng=np.random.default_rng(5))
@@ -71,11 +89,17 @@ def test_optimal_shift_and_constants():
     assert dpbook.bias_lower_bound(1.0) == pytest.approx(0.2784645428, abs=1e-10)
     for b in [0.1, 1.0, 7.0]:
         a = dpbook.optimal_ramp_shift(b)
-        assert np.isclose(0.5 * b * np.exp(-a / b), a, rtol=1e-14)  # the defining equation of Thm 4.1
+        assert np.isclose(
+            0.5 * b * np.exp(-a / b), a, rtol=1e-14
+        )  # the defining equation of Thm 4.1
         assert dpbook.ramp_worst_bias(a, b) == pytest.approx(a, rel=1e-14)
         # the Prop. 5 constant is the max over q of q / (1 + e^{q/b}), attained at q/b = 1 + W(1/e)
-        res = optimize.minimize_scalar(lambda q: -q / (1 + np.exp(q / b)), bounds=(0, 10 * b), method="bounded",
-                                       options={"xatol": 1e-12 * b})
+        res = optimize.minimize_scalar(
+            lambda q: -q / (1 + np.exp(q / b)),
+            bounds=(0, 10 * b),
+            method="bounded",
+            options={"xatol": 1e-12 * b},
+        )
         assert np.isclose(-res.fun, dpbook.bias_lower_bound(b), rtol=1e-12)
         assert np.isclose(res.x / b, 1 + dpbook.bias_lower_bound(1.0), rtol=1e-5)
 
@@ -86,8 +110,12 @@ def numerical_worst_bias(mech, b):
     vals = np.abs(mech.bias(qs))
     k = int(np.argmax(vals))
     lo, hi = qs[max(k - 1, 0)], qs[min(k + 1, qs.size - 1)]
-    res = optimize.minimize_scalar(lambda q: -abs(mech.bias(q)), bounds=(lo, hi), method="bounded",
-                                   options={"xatol": 1e-12})
+    res = optimize.minimize_scalar(
+        lambda q: -abs(mech.bias(q)),
+        bounds=(lo, hi),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
     return max(vals.max(), -res.fun, abs(mech.bias(1e4 * b)))
 
 
@@ -97,7 +125,9 @@ def test_theorem_4_1(b, s):
     mech = dpbook.TranslatedRamp(b, s * b)
     assert np.isclose(mech.max_abs_bias(), max(0.5 * b * np.exp(-s), s * b), rtol=1e-14)
     assert np.isclose(numerical_worst_bias(mech, b), mech.max_abs_bias(), rtol=1e-10)
-    assert np.all(np.diff(mech.bias(np.linspace(0, 10 * b, 200))) < 0)  # decreasing in q (proof of Thm 4.1)
+    assert np.all(
+        np.diff(mech.bias(np.linspace(0, 10 * b, 200))) < 0
+    )  # decreasing in q (proof of Thm 4.1)
 
 
 def test_optimal_shift_minimizes_worst_bias():
@@ -131,13 +161,19 @@ def piecewise_linear(x):
 
 
 @settings(max_examples=20, deadline=None)
-@given(b=st.floats(0.1, 10.0), t=st.floats(0.0, 700.0), s=st.one_of(st.just(0.0), st.floats(1e-3, 3.0)))
+@given(
+    b=st.floats(0.1, 10.0),
+    t=st.floats(0.0, 700.0),
+    s=st.one_of(st.just(0.0), st.floats(1e-3, 3.0)),
+)
 def test_postprocessed_matches_translated_ramp(b, t, s):
     """(A shift far below one ulp of q cannot be seen by a float phi, hence s = 0 or s >= 1e-3.)"""
     q, a = t * b, s * b
     gen = dpbook.PostProcessed(b, lambda x: np.maximum(x - a, 0.0), breakpoints=[a])
     mech = dpbook.TranslatedRamp(b, a)
-    terms = max(a, 0.5 * b * np.exp(-abs(q - a) / b))  # the bias is a difference of these two terms
+    terms = max(
+        a, 0.5 * b * np.exp(-abs(q - a) / b)
+    )  # the bias is a difference of these two terms
     assert np.isclose(gen.bias(q), mech.bias(q), rtol=1e-10, atol=1e-12 * terms)
     assert np.isclose(gen.mean(q), mech.mean(q), rtol=1e-10)
     assert np.isclose(gen.variance(q), mech.variance(q), rtol=1e-9)
@@ -150,11 +186,15 @@ def test_postprocessed_against_own_quad(q):
     phi = softplus(0.4, 0.3)
     gen = dpbook.PostProcessed(b, phi)
     f = lambda x: phi(x) * Laplace(b).pdf(x, q)
-    m = sum(integrate.quad(f, lo, hi, **QUAD)[0] for lo, hi in [(-np.inf, q), (q, np.inf)])
+    m = sum(
+        integrate.quad(f, lo, hi, **QUAD)[0] for lo, hi in [(-np.inf, q), (q, np.inf)]
+    )
     assert np.isclose(gen.mean(q), m, rtol=1e-10)
     assert np.isclose(gen.bias(q), m - q, rtol=1e-9, atol=1e-12 * q)
     g = lambda x: (phi(x) - m) ** 2 * Laplace(b).pdf(x, q)
-    v = sum(integrate.quad(g, lo, hi, **QUAD)[0] for lo, hi in [(-np.inf, q), (q, np.inf)])
+    v = sum(
+        integrate.quad(g, lo, hi, **QUAD)[0] for lo, hi in [(-np.inf, q), (q, np.inf)]
+    )
     assert np.isclose(gen.variance(q), v, rtol=1e-9)
     assert np.isclose(gen.mse(q), v + (m - q) ** 2, rtol=1e-9)
 
@@ -162,8 +202,16 @@ def test_postprocessed_against_own_quad(q):
 def test_postprocessed_cdf_and_sampler():
     b = 1.0
     cases = [
-        (dpbook.PostProcessed(b, ramp, breakpoints=[0.0]), dpbook.TranslatedRamp(b, 0.0)),
-        (dpbook.PostProcessed(b, lambda x: np.maximum(x - 0.4, 0.0), breakpoints=[0.4]), dpbook.TranslatedRamp(b, 0.4)),
+        (
+            dpbook.PostProcessed(b, ramp, breakpoints=[0.0]),
+            dpbook.TranslatedRamp(b, 0.0),
+        ),
+        (
+            dpbook.PostProcessed(
+                b, lambda x: np.maximum(x - 0.4, 0.0), breakpoints=[0.4]
+            ),
+            dpbook.TranslatedRamp(b, 0.4),
+        ),
     ]
     x = np.array([-1.0, 0.0, 0.3, 1.0, 2.5, 9.0])
     for gen, mech in cases:
@@ -172,15 +220,24 @@ def test_postprocessed_cdf_and_sampler():
     # a non-monotone phi: |x| has cdf P(|Y| <= x) = F(x) - F(-x)
     absval = dpbook.PostProcessed(b, np.abs, breakpoints=[0.0])
     y = np.array([0.0, 0.2, 1.0, 3.0])
-    assert np.allclose(absval.cdf(y, 0.7), stats.laplace(0.7, b).cdf(y) - stats.laplace(0.7, b).cdf(-y), rtol=1e-10)
+    assert np.allclose(
+        absval.cdf(y, 0.7),
+        stats.laplace(0.7, b).cdf(y) - stats.laplace(0.7, b).cdf(-y),
+        rtol=1e-10,
+    )
     gen = dpbook.PostProcessed(b, piecewise_linear, breakpoints=[0.2, 1.2])
     for q in [0.0, 2.0]:
         s = gen.sample(q, size=4000, rng=np.random.default_rng(2))
         pos = s[s > 0]
         mass = gen.cdf(0.0, q)
         assert np.isclose(mass, stats.laplace(q, b).cdf(0.2), rtol=1e-10)
-        assert abs(np.sum(s == 0) - s.size * mass) < 5 * np.sqrt(s.size * mass * (1 - mass))
-        assert stats.kstest(pos, lambda t: (gen.cdf(t, q) - mass) / (1 - mass)).pvalue > 1e-3
+        assert abs(np.sum(s == 0) - s.size * mass) < 5 * np.sqrt(
+            s.size * mass * (1 - mass)
+        )
+        assert (
+            stats.kstest(pos, lambda t: (gen.cdf(t, q) - mass) / (1 - mass)).pvalue
+            > 1e-3
+        )
         assert abs(s.mean() - gen.mean(q)) < 5 * np.sqrt(gen.variance(q) / s.size)
 
 
@@ -188,12 +245,20 @@ def test_certified_worst_bias_of_ramps():
     for b in [0.5, 2.0]:
         r = dpbook.PostProcessed(b, ramp, breakpoints=[0.0], tail=(0.0, 0.0))
         assert r.max_abs_bias() == pytest.approx(b / 2, rel=1e-12)
-        plain = dpbook.PostProcessed(b, ramp, breakpoints=[0.0]).certify_max_abs_bias()  # no tail: grid to 40b
+        plain = dpbook.PostProcessed(
+            b, ramp, breakpoints=[0.0]
+        ).certify_max_abs_bias()  # no tail: grid to 40b
         assert plain.value == pytest.approx(b / 2, rel=1e-12)
-        assert plain.lower <= b / 2 * (1 + 1e-12) and plain.upper >= b / 2 and plain.upper - plain.lower < 1e-6 * b
+        assert (
+            plain.lower <= b / 2 * (1 + 1e-12)
+            and plain.upper >= b / 2
+            and plain.upper - plain.lower < 1e-6 * b
+        )
         for s in [0.1, 0.3517337112, 0.9]:
             a = s * b
-            tr = dpbook.PostProcessed(b, lambda x, a=a: np.maximum(x - a, 0.0), breakpoints=[a], tail=(a, a))
+            tr = dpbook.PostProcessed(
+                b, lambda x, a=a: np.maximum(x - a, 0.0), breakpoints=[a], tail=(a, a)
+            )
             cert = tr.certify_max_abs_bias()
             assert cert.tail_exact
             assert cert.value == pytest.approx(dpbook.ramp_worst_bias(a, b), rel=1e-12)
@@ -207,7 +272,11 @@ def test_certificate_brackets_the_truth_and_can_fail():
     fine = gen.certify_max_abs_bias(q_max=10.0)
     qs = np.linspace(0, 10.0, 41)
     k = int(np.argmax(np.abs(gen.bias(qs))))
-    res = optimize.minimize_scalar(lambda q: -abs(gen.bias(q)), bounds=(qs[max(k - 1, 0)], qs[k + 1]), method="bounded")
+    res = optimize.minimize_scalar(
+        lambda q: -abs(gen.bias(q)),
+        bounds=(qs[max(k - 1, 0)], qs[k + 1]),
+        method="bounded",
+    )
     brute = max(-res.fun, abs(gen.bias(qs[k])))
     assert fine.lower <= fine.upper and brute <= fine.upper * (1 + 1e-12)
     assert fine.upper - fine.lower < 1e-4
@@ -221,17 +290,28 @@ def test_certificate_brackets_the_truth_and_can_fail():
     [
         ("ramp", ramp, [0.0], (0.0, 0.0)),
         ("ramp-0.2", lambda x: np.maximum(x - 0.2, 0.0), [0.2], (0.2, 0.2)),
-        ("ramp-a*", lambda x: np.maximum(x - dpbook.optimal_ramp_shift(1.0), 0.0), [dpbook.optimal_ramp_shift(1.0)],
-         (dpbook.optimal_ramp_shift(1.0), dpbook.optimal_ramp_shift(1.0))),
+        (
+            "ramp-a*",
+            lambda x: np.maximum(x - dpbook.optimal_ramp_shift(1.0), 0.0),
+            [dpbook.optimal_ramp_shift(1.0)],
+            (dpbook.optimal_ramp_shift(1.0), dpbook.optimal_ramp_shift(1.0)),
+        ),
         ("softplus0.3", softplus(0.3), [], None),
         ("softplus-shifted", softplus(0.2, 0.3), [], None),
         ("piecewise", piecewise_linear, [0.2, 1.2], (1.2, 0.7)),
-        ("zero-then-identity", lambda x: np.where(x < 0.5, 0.0, x - 0.25), [0.5], (0.5, 0.25)),
+        (
+            "zero-then-identity",
+            lambda x: np.where(x < 0.5, 0.0, x - 0.25),
+            [0.5],
+            (0.5, 0.25),
+        ),
     ],
 )
 def test_prop5_lower_bound_holds(name, phi, bps, tail):
     b = 1.0
-    cert = dpbook.PostProcessed(b, phi, breakpoints=bps, tail=tail).certify_max_abs_bias()
+    cert = dpbook.PostProcessed(
+        b, phi, breakpoints=bps, tail=tail
+    ).certify_max_abs_bias()
     assert cert.upper >= cert.value >= dpbook.bias_lower_bound(b)
     assert cert.upper - cert.lower < 1e-3
 
@@ -271,7 +351,6 @@ def test_bad_inputs():
         dpbook.PostProcessed(1.0, ramp).max_abs_bias(step=0.0)
 
 
-
 # --- the members of V_+ used in Chapter 9 (dpbook.postprocessing: translated_ramp_phi, softplus_phi,
 # piecewise_linear_phi) ------------------------------------------------------------------------------
 
@@ -295,8 +374,14 @@ def test_phi_families_bad_inputs_name_the_parameter():
         (translated_ramp_phi(), {}),
         (translated_ramp_phi(0.7), {"shift": 0.7}),
         (softplus_phi(0.3, 0.2), {}),
-        (piecewise_linear_phi(1.2, 3.0, 0.1), {"shift": 1.2, "slope": 3.0, "offset": 0.1}),
-        (piecewise_linear_phi(0.5, 1.5, 0.5), {"shift": 0.5, "slope": 1.5, "offset": 0.5}),
+        (
+            piecewise_linear_phi(1.2, 3.0, 0.1),
+            {"shift": 1.2, "slope": 3.0, "offset": 0.1},
+        ),
+        (
+            piecewise_linear_phi(0.5, 1.5, 0.5),
+            {"shift": 0.5, "slope": 1.5, "offset": 0.5},
+        ),
     ],
 )
 def test_phi_families_are_nonnegative_with_their_declared_tail_and_kinks(kw, params):
@@ -310,7 +395,9 @@ def test_phi_families_are_nonnegative_with_their_declared_tail_and_kinks(kw, par
     if "slope" in params:
         a, x1 = kw["breakpoints"]
         assert np.all(y[x <= a] == 0)
-        assert abs(kw["phi"](x1) - (x1 - params["offset"])) < 1e-12  # continuous where the pieces meet
+        assert (
+            abs(kw["phi"](x1) - (x1 - params["offset"])) < 1e-12
+        )  # continuous where the pieces meet
         middle = (x > a) & (x < x1)
         assert np.allclose(np.diff(y[middle]) / np.diff(x[middle]), params["slope"])
 
@@ -325,17 +412,26 @@ def test_softplus_tends_to_the_translated_ramp():
 
 def test_every_phi_family_respects_the_prop5_constant():
     bound = dpbook.bias_lower_bound(1.0)
-    for kw in (translated_ramp_phi(), translated_ramp_phi(dpbook.optimal_ramp_shift(1.0)),
-               piecewise_linear_phi(1.0, 2.0, 0.2), piecewise_linear_phi(1.3, 4.0, 0.05)):
+    for kw in (
+        translated_ramp_phi(),
+        translated_ramp_phi(dpbook.optimal_ramp_shift(1.0)),
+        piecewise_linear_phi(1.0, 2.0, 0.2),
+        piecewise_linear_phi(1.3, 4.0, 0.05),
+    ):
         assert dpbook.PostProcessed(1.0, **kw).certify_max_abs_bias().lower >= bound
-    assert abs(dpbook.PostProcessed(1.0, **translated_ramp_phi()).max_abs_bias() - 0.5) < 1e-9
+    assert (
+        abs(dpbook.PostProcessed(1.0, **translated_ramp_phi()).max_abs_bias() - 0.5)
+        < 1e-9
+    )
 
 
 def test_near_optimal_piecewise_linear_claim_of_chapter_9():
     """Chapter 9: this φ has B(φ) < 0.27848 b, within 1.2e-5 b of b W(1/e)."""
     for b in (1.0, 2.5):
         kw = piecewise_linear_phi(1.23533731 * b, 3.34256629, 0.07404727 * b)
-        cert = dpbook.PostProcessed(b, **kw).certify_max_abs_bias(q_max=60.0 * b, step=0.002 * b)
+        cert = dpbook.PostProcessed(b, **kw).certify_max_abs_bias(
+            q_max=60.0 * b, step=0.002 * b
+        )
         assert dpbook.bias_lower_bound(b) <= cert.lower <= cert.upper < 0.27848 * b
 
 
@@ -347,8 +443,12 @@ def test_translated_ramp_log_tails_exact():
     mech = dpbook.TranslatedRamp(1e-5, 0.5)
     assert np.isclose(mech.logcdf(2.0, 3.0), half - 5e4, rtol=1e-12, atol=0)
     assert np.isclose(mech.logsf(4.0, 3.0), half - 1.5e5, rtol=1e-12, atol=0)
-    assert np.isclose(mech.logcdf(0.0, 3.0), half - 2.5e5, rtol=1e-12, atol=0)  # the atom at 0
-    assert np.isclose(mech.logsf(0.0, 0.1), half - 4e4, rtol=1e-12, atol=0)  # P(M > 0) = P(q + L > α)
+    assert np.isclose(
+        mech.logcdf(0.0, 3.0), half - 2.5e5, rtol=1e-12, atol=0
+    )  # the atom at 0
+    assert np.isclose(
+        mech.logsf(0.0, 0.1), half - 4e4, rtol=1e-12, atol=0
+    )  # P(M > 0) = P(q + L > α)
     assert mech.logcdf(-1.0, 3.0) == -np.inf and mech.logsf(-1.0, 0.1) == 0.0
     unit = dpbook.TranslatedRamp(1.0, 0.7)
     xs = np.linspace(-1.0, 6.0, 36)

@@ -14,8 +14,12 @@ def restricted_moment(base, q, g):
     """E[g(Ŷ_q)] by quad of the restricted density pdf(x - q) / sf(-q) over [0, ∞), split near q."""
     w = base.std()
     f = lambda x: g(x) * base.pdf(x - q)
-    edges = sorted({0.0, *[max(0.0, q + k * w) for k in (-30, -10, -3, -1, 0, 1, 3, 10, 30)]}) + [np.inf]
-    return sum(integrate.quad(f, a, c, **QUAD)[0] for a, c in zip(edges[:-1], edges[1:])) / base.sf(-q)
+    edges = sorted(
+        {0.0, *[max(0.0, q + k * w) for k in (-30, -10, -3, -1, 0, 1, 3, 10, 30)]}
+    ) + [np.inf]
+    return sum(
+        integrate.quad(f, a, c, **QUAD)[0] for a, c in zip(edges[:-1], edges[1:])
+    ) / base.sf(-q)
 
 
 @FAST
@@ -59,10 +63,17 @@ def test_moments_against_quad(name, q):
     m = restricted_moment(base, q, lambda x: x)
     assert np.isclose(r.mean(q), m, rtol=1e-10)
     assert np.isclose(r.bias(q), m - q, rtol=1e-8, atol=1e-13)
-    assert np.isclose(r.variance(q), restricted_moment(base, q, lambda x: (x - m) ** 2), rtol=1e-9)
-    assert np.isclose(r.mse(q), restricted_moment(base, q, lambda x: (x - q) ** 2), rtol=1e-9)
+    assert np.isclose(
+        r.variance(q), restricted_moment(base, q, lambda x: (x - m) ** 2), rtol=1e-9
+    )
+    assert np.isclose(
+        r.mse(q), restricted_moment(base, q, lambda x: (x - q) ** 2), rtol=1e-9
+    )
     x = np.array([0.0, 0.1, q, q + 2.0])
-    cdf = [restricted_moment(base, q, lambda y, v=v: float(y <= v)) if v > 0 else 0.0 for v in x]
+    cdf = [
+        restricted_moment(base, q, lambda y, v=v: float(y <= v)) if v > 0 else 0.0
+        for v in x
+    ]
     assert np.allclose(r.cdf(x, q), cdf, rtol=1e-9, atol=1e-12)
 
 
@@ -77,7 +88,10 @@ def test_gaussian_far_tail():
 
 def test_small_probabilities_keep_relative_accuracy():
     b = 1.0
-    r, tr = dpbook.Restricted(stats.laplace(scale=b)), dpbook.Truncated(b, lower=0.0, upper=np.inf)
+    r, tr = (
+        dpbook.Restricted(stats.laplace(scale=b)),
+        dpbook.Truncated(b, lower=0.0, upper=np.inf),
+    )
     for x, q in [(1e-9, 0.0), (1e-9, 5.0), (1e-300, 1.0), (0.3, 600.0)]:
         assert isinstance(r.cdf(x, q), float)
         assert np.isclose(r.cdf(x, q), tr.cdf(x, q), rtol=1e-10, atol=0)
@@ -86,7 +100,10 @@ def test_small_probabilities_keep_relative_accuracy():
 def test_true_value_below_zero():
     """q < 0 (outside the domain) still works: the law of Ŷ_q is then a far-tail conditional."""
     b = 1.0
-    r, tr = dpbook.Restricted(stats.laplace(scale=b)), dpbook.Truncated(b, lower=0.0, upper=np.inf)
+    r, tr = (
+        dpbook.Restricted(stats.laplace(scale=b)),
+        dpbook.Truncated(b, lower=0.0, upper=np.inf),
+    )
     for q in [-0.5, -5.0, -50.0]:
         assert np.isclose(r.bias(q), tr.bias(q), rtol=1e-10)
         assert np.isclose(r.variance(q), tr.variance(q), rtol=1e-10)
@@ -106,21 +123,30 @@ def test_ppf_inverts_cdf_and_sampler():
     assert r.sample(np.zeros((2, 3)), rng=np.random.default_rng(0)).shape == (2, 3)
 
 
-@pytest.mark.parametrize("base", [stats.laplace(scale=1.0), stats.norm(scale=2.0), stats.laplace(scale=0.3)])
+@pytest.mark.parametrize(
+    "base", [stats.laplace(scale=1.0), stats.norm(scale=2.0), stats.laplace(scale=0.3)]
+)
 @pytest.mark.parametrize("q", [0.0, 0.5, 3.0, 20.0])
 def test_prop6_coupling_dominance(base, q):
     r = dpbook.Restricted(base)
-    u = np.concatenate([np.geomspace(1e-12, 0.5, 200), 1 - np.geomspace(1e-12, 0.5, 200)])
+    u = np.concatenate(
+        [np.geomspace(1e-12, 0.5, 200), 1 - np.geomspace(1e-12, 0.5, 200)]
+    )
     y, y_hat = r.coupling(q, u)
     assert np.allclose(y, q + base.ppf(u), rtol=1e-12)
     assert (y_hat >= y).all() and (y_hat >= 0).all()
-    cut = base.cdf(-q)  # u < F_q(0): the base draw is negative, the restricted one is not
+    cut = base.cdf(
+        -q
+    )  # u < F_q(0): the base draw is negative, the restricted one is not
     assert (y_hat[u < cut] > y[u < cut]).all()
     if q > 3:
         return
     # E Ŷ_q - q = ∫_0^1 (Ŷ(u) - Y(u)) du > 0, and it is the bias
     diff = lambda v: np.subtract(*r.coupling(q, v)[::-1])
-    gap = sum(integrate.quad(diff, a, c, epsabs=0, epsrel=1e-10, limit=200)[0] for a, c in [(0, cut), (cut, 0.5), (0.5, 1)])
+    gap = sum(
+        integrate.quad(diff, a, c, epsabs=0, epsrel=1e-10, limit=200)[0]
+        for a, c in [(0, cut), (cut, 0.5), (0.5, 1)]
+    )
     assert gap > 0
     assert np.isclose(gap, r.bias(q), rtol=1e-6, atol=1e-12)
 
@@ -134,13 +160,17 @@ def test_max_abs_bias():
     assert (np.diff(bias) < 0).all() and bias.max() <= r.max_abs_bias() * (1 + 1e-12)
     g = dpbook.Restricted(stats.norm)
     assert g.max_abs_bias() == pytest.approx(np.sqrt(2 / np.pi), rel=1e-10)
-    shifted = dpbook.Restricted(stats.norm(loc=-3.0))  # a biased base: the sup is the limit |E Z| = 3
+    shifted = dpbook.Restricted(
+        stats.norm(loc=-3.0)
+    )  # a biased base: the sup is the limit |E Z| = 3
     assert shifted.max_abs_bias() == pytest.approx(3.0, rel=1e-10)
     assert 0 < shifted.bias(0.0) < 3.0 and -3.0 < shifted.bias(5.0) < 0
 
 
 def test_base_forms_and_bad_inputs():
-    assert dpbook.Restricted(stats.norm).bias(1.0) == pytest.approx(dpbook.Restricted(stats.norm()).bias(1.0))
+    assert dpbook.Restricted(stats.norm).bias(1.0) == pytest.approx(
+        dpbook.Restricted(stats.norm()).bias(1.0)
+    )
     with pytest.raises(ValueError, match="base"):
         dpbook.Restricted(stats.t)  # needs a shape parameter
     with pytest.raises(ValueError, match="base"):
@@ -160,7 +190,14 @@ def test_base_forms_and_bad_inputs():
         r.cdf(np.nan, 0.0)
 
 
-@pytest.mark.parametrize("base", [stats.norm(loc=0.3, scale=2.0), stats.laplace(loc=-0.5, scale=1.5), stats.logistic(scale=0.7)])
+@pytest.mark.parametrize(
+    "base",
+    [
+        stats.norm(loc=0.3, scale=2.0),
+        stats.laplace(loc=-0.5, scale=1.5),
+        stats.logistic(scale=0.7),
+    ],
+)
 @pytest.mark.parametrize("q", [0.0, 1.0, -3.0, 10.0])
 def test_sampler_of_located_and_scaled_bases(base, q):
     """The direct samplers (Laplace via Truncated, normal via ndtri) and the generic one agree with cdf."""

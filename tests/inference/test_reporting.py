@@ -16,16 +16,19 @@ def dense_worst(mech, lo, hi, n=20001):
     return float(np.max(np.abs(mech.bias(q)))), float(np.max(mech.mse(q)))
 
 
-@pytest.mark.parametrize("mech,x", [
-    (dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.0),
-    (dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.6),
-    (dpbook.Truncated(0.2, lower=0.0, upper=1.0), 0.3),
-    (dpbook.Truncated(3.0, lower=0.0, upper=1.0), 0.9),
-    (dpbook.TranslatedRamp(0.5, 0.1), 0.3),
-    (dpbook.Normalized(0.3, [(0.0, 1.0), (2.0, 3.0)]), 0.5),
-    (dpbook.LogLaplace(0.3), 2.0),
-    (dpbook.Laplace(1.0), 0.5),
-])
+@pytest.mark.parametrize(
+    "mech,x",
+    [
+        (dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.0),
+        (dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.6),
+        (dpbook.Truncated(0.2, lower=0.0, upper=1.0), 0.3),
+        (dpbook.Truncated(3.0, lower=0.0, upper=1.0), 0.9),
+        (dpbook.TranslatedRamp(0.5, 0.1), 0.3),
+        (dpbook.Normalized(0.3, [(0.0, 1.0), (2.0, 3.0)]), 0.5),
+        (dpbook.LogLaplace(0.3), 2.0),
+        (dpbook.Laplace(1.0), 0.5),
+    ],
+)
 def test_worst_cases_never_under_report(mech, x):
     card = dpbook.release_card(mech, x, sensitivity=0.1, level=0.9)
     bias, mse = dense_worst(mech, card.interval.low, card.interval.high)
@@ -33,15 +36,19 @@ def test_worst_cases_never_under_report(mech, x):
     assert card.worst_abs_bias >= bias * (1 - 1e-12) - 1e-15
     assert card.worst_mse >= mse * (1 - 1e-12)
     assert card.worst_mse <= mse * 1.02 + 1e-12  # and the bound is close
-    assert card.worst_abs_bias <= bias * 1.05 + 1e-3 * mse ** 0.5 + 1e-12
+    assert card.worst_abs_bias <= bias * 1.05 + 1e-3 * mse**0.5 + 1e-12
 
 
 def test_audited_epsilon_not_the_nominal_one():
     mech = dpbook.Truncated(0.2, lower=0.0, upper=1.0)
     card = dpbook.release_card(mech, 0.3, sensitivity=0.1)
-    assert card.epsilon == pytest.approx(dpbook.privacy_loss(mech, 0.1, domain=(0.0, 1.0)), rel=1e-12)
+    assert card.epsilon == pytest.approx(
+        dpbook.privacy_loss(mech, 0.1, domain=(0.0, 1.0)), rel=1e-12
+    )
     assert card.epsilon > 0.1 / 0.2 and card.epsilon_exact
-    bit = dpbook.release_card(dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.3, sensitivity=0.1)
+    bit = dpbook.release_card(
+        dpbook.BIT(0.2, lower=0.0, upper=1.0), 0.3, sensitivity=0.1
+    )
     assert bit.epsilon == pytest.approx(0.5, rel=1e-12)
 
 
@@ -57,14 +64,24 @@ def test_card_holds_the_interval_and_the_release():
 
 
 def test_text_and_html():
-    card = dpbook.release_card(dpbook.Truncated(0.2, lower=0.0, upper=1.0), 0.3, sensitivity=0.1, level=0.9)
+    card = dpbook.release_card(
+        dpbook.Truncated(0.2, lower=0.0, upper=1.0), 0.3, sensitivity=0.1, level=0.9
+    )
     text = str(card)
-    for word in ("Truncated(scale=0.2", "Bounds", "epsilon = 0.830553 (exact)", "90% interval", "Worst MSE",
-                 "NIST SP 800-226"):
+    for word in (
+        "Truncated(scale=0.2",
+        "Bounds",
+        "epsilon = 0.830553 (exact)",
+        "90% interval",
+        "Worst MSE",
+        "NIST SP 800-226",
+    ):
         assert word in text, word
     page = card._repr_html_()
     assert page.startswith("<table") and page.count("<tr>") == len(card.rows())
-    assert "<th scope=\"row\"" in page and "width:" not in re.sub(r"max-width:100%", "", page)
+    assert '<th scope="row"' in page and "width:" not in re.sub(
+        r"max-width:100%", "", page
+    )
     assert len(card.nist_items) == 5
 
 
@@ -75,13 +92,16 @@ def test_uncertified_figures_say_so():
     assert math.isinf(card.epsilon)  # the Gaussian restriction is not pure DP
 
 
-@pytest.mark.parametrize("kwargs,name", [
-    (dict(x=[0.1, 0.2], sensitivity=0.1), "x"),
-    (dict(x=2.0, sensitivity=0.1), "x"),
-    (dict(x=math.nan, sensitivity=0.1), "x"),
-    (dict(x=0.5, sensitivity=0.0), "sensitivity"),
-    (dict(x=0.5, sensitivity=0.1, level=1.0), "level"),
-])
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        (dict(x=[0.1, 0.2], sensitivity=0.1), "x"),
+        (dict(x=2.0, sensitivity=0.1), "x"),
+        (dict(x=math.nan, sensitivity=0.1), "x"),
+        (dict(x=0.5, sensitivity=0.0), "sensitivity"),
+        (dict(x=0.5, sensitivity=0.1, level=1.0), "level"),
+    ],
+)
 def test_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
         dpbook.release_card(dpbook.BIT(0.2, lower=0.0, upper=1.0), **kwargs)
@@ -89,29 +109,46 @@ def test_bad_input(kwargs, name):
 
 # --- counts ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("mech,x", [
-    (dpbook.DiscreteLaplace(2.0), 1234567),
-    (dpbook.DiscreteBIT(1.5, lower=0, upper=50), 0),
-    (dpbook.DiscreteBIT(1.5, lower=0, upper=50), 48),
-    (dpbook.DiscreteTruncated(3.0, lower=0, upper=10**6), 2),
-])
+
+@pytest.mark.parametrize(
+    "mech,x",
+    [
+        (dpbook.DiscreteLaplace(2.0), 1234567),
+        (dpbook.DiscreteBIT(1.5, lower=0, upper=50), 0),
+        (dpbook.DiscreteBIT(1.5, lower=0, upper=50), 48),
+        (dpbook.DiscreteTruncated(3.0, lower=0, upper=10**6), 2),
+    ],
+)
 def test_count_card_worst_cases_are_exact_over_the_integers(mech, x):
     card = dpbook.release_card(mech, x, sensitivity=1, level=0.9)
     ci = dpbook.confidence_interval(mech, x, 0.9)
-    assert (card.interval.low, card.interval.high) == (ci.low, ci.high) and not card.interval.exact
+    assert (card.interval.low, card.interval.high) == (
+        ci.low,
+        ci.high,
+    ) and not card.interval.exact
     q = np.arange(ci.low, ci.high + 1.0)
     assert card.worst_abs_bias == float(np.max(np.abs(mech.bias(q))))
     assert card.worst_mse == float(np.max(mech.mse(q)))
-    assert card.certified and card.integer and "integer true values" in card.worst_method
-    assert card.epsilon == dpbook.privacy_loss(mech, 1, domain=mech.domain) and card.epsilon_exact
+    assert (
+        card.certified and card.integer and "integer true values" in card.worst_method
+    )
+    assert (
+        card.epsilon == dpbook.privacy_loss(mech, 1, domain=mech.domain)
+        and card.epsilon_exact
+    )
     text = str(card)
-    assert f"Released value            {x}\n" in text and "e+" not in text.split("Worst cases")[0]
+    assert (
+        f"Released value            {x}\n" in text
+        and "e+" not in text.split("Worst cases")[0]
+    )
 
 
 def test_count_card_charges_conditioning_and_refuses_bad_input():
     mech = dpbook.DiscreteTruncated(2.0, lower=0, upper=100)
     card = dpbook.release_card(mech, 3, sensitivity=1)
-    assert card.epsilon == pytest.approx(dpbook.discrete_truncated_epsilon(2.0, upper=100), rel=1e-14)
+    assert card.epsilon == pytest.approx(
+        dpbook.discrete_truncated_epsilon(2.0, upper=100), rel=1e-14
+    )
     assert card.epsilon > 0.5
     assert "[0, 100]" in str(card) and "upper=100)" in str(card)
     with pytest.raises(ValueError, match="sensitivity"):
@@ -125,7 +162,10 @@ def test_count_card_charges_conditioning_and_refuses_bad_input():
 def test_count_card_with_an_empty_randomized_set():
     """A small scale on a short range: the randomized set is sometimes empty (exact coverage needs it)."""
     mech = dpbook.DiscreteBIT(0.5, lower=0, upper=2)
-    cards = [dpbook.release_card(mech, 0, sensitivity=1, level=0.5, randomize=True, rng=s) for s in range(40)]
+    cards = [
+        dpbook.release_card(mech, 0, sensitivity=1, level=0.5, randomize=True, rng=s)
+        for s in range(40)
+    ]
     empty = [c for c in cards if c.interval.low > c.interval.high]
     assert empty and len(empty) < len(cards)
     assert "50% interval              empty (exact coverage)" in str(empty[0])

@@ -34,12 +34,18 @@ def test_rounded_clamping_matches_a_direct_sum(b, n):
     mech = dpbook.Rounded(dpbook.BIT(b, lower=0.0, upper=float(n)))
     bias, mse = mech.bias(q), mech.mse(q)
     j = np.arange(-n - 60 * int(b + 1), n + 60 * int(b + 1) + 1)
-    p = np.where(j == 0, -math.expm1(-0.5 / b), np.exp(-np.abs(j) / b) * math.sinh(0.5 / b))
+    p = np.where(
+        j == 0, -math.expm1(-0.5 / b), np.exp(-np.abs(j) / b) * math.sinh(0.5 / b)
+    )
     assert abs(p.sum() - 1) < 1e-12
     for qi in q:
         out = np.clip(qi + j, 0, n)
-        assert math.isclose(bias[qi], float(np.sum(p * out)) - qi, rel_tol=1e-9, abs_tol=1e-12)
-        assert math.isclose(mse[qi], float(np.sum(p * (out - qi) ** 2)), rel_tol=1e-9, abs_tol=1e-12)
+        assert math.isclose(
+            bias[qi], float(np.sum(p * out)) - qi, rel_tol=1e-9, abs_tol=1e-12
+        )
+        assert math.isclose(
+            mse[qi], float(np.sum(p * (out - qi) ** 2)), rel_tol=1e-9, abs_tol=1e-12
+        )
 
 
 def test_rounded_truncation_matches_simulation():
@@ -56,7 +62,9 @@ def test_rounded_truncation_matches_simulation():
 def test_view_draws_both_panels():
     fig = counts.draw_count_boundary(epsilon=1.0, n=10)
     ax, ax2 = fig.axes[:2]
-    assert len(ax.get_lines()) == 5 and len(ax2.get_lines()) == 5  # four curves and a line
+    assert (
+        len(ax.get_lines()) == 5 and len(ax2.get_lines()) == 5
+    )  # four curves and a line
     q, curves = counts._curves(1.0, 10)
     bias = ax.get_lines()[0].get_ydata()
     assert np.allclose(bias, curves["discrete_bit"][0])

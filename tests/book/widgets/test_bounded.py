@@ -7,13 +7,21 @@ from dpbook_book.widgets import bounded as w
 
 matplotlib.use("Agg")
 
-NAMES = ["draw_likelihood_ratio", "draw_neighbour_changes", "draw_bounded_laws", "draw_mse_rates"]
+NAMES = [
+    "draw_likelihood_ratio",
+    "draw_neighbour_changes",
+    "draw_bounded_laws",
+    "draw_mse_rates",
+]
 
 CHANGED = [
     ("draw_likelihood_ratio", {"epsilon": 0.1}),
     ("draw_likelihood_ratio", {"sensitivity": 3.0, "q": -3.0}),
     ("draw_neighbour_changes", {"statistic": "covariance"}),
-    ("draw_neighbour_changes", {"statistic": "covariance", "n": 6, "relation": "substitution"}),
+    (
+        "draw_neighbour_changes",
+        {"statistic": "covariance", "n": 6, "relation": "substitution"},
+    ),
     ("draw_neighbour_changes", {"statistic": "mean", "n": 3, "relation": "add_remove"}),
     ("draw_bounded_laws", {"q": -1.0}),
     ("draw_bounded_laws", {"q": 2.0, "epsilon": 0.05, "lower": -2.0, "upper": 0.5}),

@@ -23,7 +23,9 @@ def _extremes(spec, default):
     if isinstance(spec, bool):
         return [not default]
     if isinstance(spec, (list, dict)):
-        values = [o[1] if isinstance(o, tuple) else o for o in spec]  # (label, value) pairs
+        values = [
+            o[1] if isinstance(o, tuple) else o for o in spec
+        ]  # (label, value) pairs
         return [v for v in values if v != default]
     lo, hi, _ = spec
     return [v for v in (lo, hi) if v != default]
@@ -52,7 +54,9 @@ def test_view_draws(name, params):
     for ax in fig.axes:
         for line in ax.get_lines():
             y = np.asarray(line.get_ydata(), dtype=float)
-            assert not np.isnan(y).all(), f"{name}: line {line.get_label()!r} is all NaN"
+            assert not np.isnan(y).all(), (
+                f"{name}: line {line.get_label()!r} is all NaN"
+            )
     plt.close(fig)
 
 

@@ -29,7 +29,9 @@ def test_bad_inputs_name_the_parameter():
 
 def test_family_options_are_keys_with_separate_labels():
     spec = VIEWS["draw_postprocessing_bias"].controls["family"]
-    assert [v for _, v in spec] == list(nn.FAMILIES) and [lab for lab, _ in spec] == list(nn.FAMILIES.values())
+    assert [v for _, v in spec] == list(nn.FAMILIES) and [
+        lab for lab, _ in spec
+    ] == list(nn.FAMILIES.values())
     fig = nn.draw_postprocessing_bias(family="translated_ramp")
     assert fig.axes[0].get_title() == "translated ramp"
     plt.close(fig)
@@ -46,11 +48,16 @@ def test_family_options_are_keys_with_separate_labels():
         ("piecewise_linear", 2.0, 6.0, 0.0, 3.0),
     ],
 )
-def test_closed_form_bias_curves_match_the_integrated_ones(family, shift, slope, offset, scale):
+def test_closed_form_bias_curves_match_the_integrated_ones(
+    family, shift, slope, offset, scale
+):
     """The view's bias curve for the ramp-built families (by linearity, from TranslatedRamp) is PostProcessed's."""
     q_max = 6.0
     bias, worst = nn._family_bias(family, shift, 0.5, slope, offset, scale, q_max)
-    mech = dpbook.PostProcessed(scale, **nn._family_phi(family, shift * scale, 0.5 * scale, slope, offset * scale))
+    mech = dpbook.PostProcessed(
+        scale,
+        **nn._family_phi(family, shift * scale, 0.5 * scale, slope, offset * scale),
+    )
     expected = mech.bias(np.linspace(0.0, q_max * scale, 13))
     assert np.allclose(bias, expected, rtol=1e-10, atol=1e-12 * scale)
     assert abs(worst - mech.max_abs_bias()) <= 1e-10 * scale

@@ -29,7 +29,11 @@ def test_mechanisms_are_the_library_ones_at_scale_one_over_epsilon(epsilon):
     for key in ("least", "unbiased"):
         assert mechs[key].integer and mechs[key].scale == b
         assert dpbook.verify_count_bias(mechs[key]).value <= best * (1 + 1e-7) + 1e-15
-    assert math.isclose(float(mechs["clamp"].bias(0)), math.exp(-epsilon) / (1 - math.exp(-2 * epsilon)), rel_tol=1e-12)
+    assert math.isclose(
+        float(mechs["clamp"].bias(0)),
+        math.exp(-epsilon) / (1 - math.exp(-2 * epsilon)),
+        rel_tol=1e-12,
+    )
 
 
 def test_lab_table_is_the_sum_of_exact_area_biases():
@@ -40,7 +44,9 @@ def test_lab_table_is_the_sum_of_exact_area_biases():
         bias = np.asarray(mech.bias(q))
         assert math.isclose(table[key][0], bias.sum(), rel_tol=1e-12, abs_tol=1e-9)
         var = np.asarray(mech.mse(q)) - bias**2
-        assert math.isclose(table[key][1], math.sqrt(var.sum() + bias.sum() ** 2), rel_tol=1e-12)
+        assert math.isclose(
+            table[key][1], math.sqrt(var.sum() + bias.sum() ** 2), rel_tol=1e-12
+        )
     assert table["total"][0] == dpbook.clamped_sum_bias(2.0, int(q.sum()), q.size)
     assert table["raw"][0] == 0.0 and table["clamp"][0] > 10 and table["least"][0] < -10
     assert abs(table["unbiased"][0]) < abs(table["least"][0])
@@ -51,7 +57,9 @@ def test_bars_and_lines_draw_the_table():
     table = cb.lab_table(0.5, 6)
     ax, ax2 = fig.axes
     widths = [p.get_width() for p in ax2.patches]  # horizontal bars, last method on top
-    assert np.allclose(widths[::-1], [table[k][0] for k in cb.METHODS], rtol=1e-12, atol=1e-12)
+    assert np.allclose(
+        widths[::-1], [table[k][0] for k in cb.METHODS], rtol=1e-12, atol=1e-12
+    )
     mechs = cb.count_mechanisms(0.5)
     lines = {line.get_label(): line for line in ax.get_lines()}
     clamp = lines[cb.METHODS["clamp"]]

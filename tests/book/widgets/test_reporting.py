@@ -38,7 +38,9 @@ def test_coverage_curves_hold_the_level_and_the_plugin_does_not(mechanism):
     q, exact, plugin = rep._coverage_curves(mechanism, 1.0, 1.0, 0.95)
     assert q.size == rep.COVERAGE_POINTS
     assert exact.min() >= 0.95 - 1e-9
-    assert plugin.min() < 0.93  # the check on ``exact`` can fail: the plug-in curve fails it
+    assert (
+        plugin.min() < 0.93
+    )  # the check on ``exact`` can fail: the plug-in curve fails it
 
 
 def test_bad_inputs_name_the_parameter():

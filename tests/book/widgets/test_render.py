@@ -27,18 +27,23 @@ def _plain_png(view, **params):
     return buf.getvalue()
 
 
-@pytest.mark.parametrize("name, params", [
-    ("draw_log_laplace", {}),
-    ("draw_log_laplace", {"K": 0.4}),
-    ("draw_postprocessing_bias", {"family": "softplus"}),
-    ("draw_croft_audit", {"q": 1.5}),
-])
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("draw_log_laplace", {}),
+        ("draw_log_laplace", {"K": 0.4}),
+        ("draw_postprocessing_bias", {"family": "softplus"}),
+        ("draw_croft_audit", {"q": 1.5}),
+    ],
+)
 def test_render_draws_the_same_pixels_as_a_plain_png(name, params):
     widgets.load_all()
     view = widgets.VIEWS[name]
     with style():
         first = widgets.render(view, **params)
-        again = widgets.render(view, **params)  # mathtext now comes from the shared parser's cache
+        again = widgets.render(
+            view, **params
+        )  # mathtext now comes from the shared parser's cache
         plain = _plain_png(view, **params)
     assert np.array_equal(_pixels(first), _pixels(plain))
     assert np.array_equal(_pixels(again), _pixels(plain))

@@ -10,23 +10,44 @@ from dpbook_book.tables import table
 
 
 def _example():
-    return table([(0.1, 0.031249, "BIT"), (10.0, -0.2, "a < b")], columns=("b", "bias", "mechanism"),
-                 formats=("g", "+.4f", None), caption="Biases at q = 0.2.")
+    return table(
+        [(0.1, 0.031249, "BIT"), (10.0, -0.2, "a < b")],
+        columns=("b", "bias", "mechanism"),
+        formats=("g", "+.4f", None),
+        caption="Biases at q = 0.2.",
+    )
 
 
 def test_html_is_a_scrolling_table_with_the_formatted_cells():
     html = _example()._repr_html_()
-    assert html.startswith('<div class="dpbook-table"><table>') and html.endswith("</table></div>")
+    assert html.startswith('<div class="dpbook-table"><table>') and html.endswith(
+        "</table></div>"
+    )
     assert "<caption>Biases at q = 0.2.</caption>" in html
     assert re.findall(r"<th[^>]*>([^<]*)</th>", html) == ["b", "bias", "mechanism"]
-    assert re.findall(r"<td[^>]*>([^<]*)</td>", html) == ["0.1", "+0.0312", "BIT", "10", "-0.2000", "a &lt; b"]
+    assert re.findall(r"<td[^>]*>([^<]*)</td>", html) == [
+        "0.1",
+        "+0.0312",
+        "BIT",
+        "10",
+        "-0.2000",
+        "a &lt; b",
+    ]
     # numbers right-aligned, text left-aligned
-    assert re.findall(r'<td style="text-align: (\w+)">', html)[:3] == ["right", "right", "left"]
+    assert re.findall(r'<td style="text-align: (\w+)">', html)[:3] == [
+        "right",
+        "right",
+        "left",
+    ]
 
 
 def test_markdown_and_text_show_the_same_digits():
     md = _example()._repr_markdown_()
-    assert md.splitlines()[:3] == ["| b | bias | mechanism |", "|---:|---:|:---|", "| 0.1 | +0.0312 | BIT |"]
+    assert md.splitlines()[:3] == [
+        "| b | bias | mechanism |",
+        "|---:|---:|:---|",
+        "| 0.1 | +0.0312 | BIT |",
+    ]
     text = repr(_example())
     assert text.splitlines()[0] == "Biases at q = 0.2."
     assert text.splitlines()[3].split() == ["0.1", "+0.0312", "BIT"]
@@ -39,15 +60,22 @@ def test_a_pipe_in_a_cell_does_not_break_the_markdown_row():
 
 
 def test_callable_and_default_formats():
-    t = table([(3, 0.5, 1e-7)], columns=("n", "p", "tail"), formats=(None, lambda v: f"{100 * v:.0f}%", None))
+    t = table(
+        [(3, 0.5, 1e-7)],
+        columns=("n", "p", "tail"),
+        formats=(None, lambda v: f"{100 * v:.0f}%", None),
+    )
     assert t.cells == (("3", "50%", "1e-07"),)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(rows=[(1, 2)], columns=("a",)), "rows[0]"),
-    (dict(rows=[(1,)], columns=("a",), formats=(".2f", ".2f")), "formats"),
-    (dict(rows=[], columns=()), "columns"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(rows=[(1, 2)], columns=("a",)), "rows[0]"),
+        (dict(rows=[(1,)], columns=("a",), formats=(".2f", ".2f")), "formats"),
+        (dict(rows=[], columns=()), "columns"),
+    ],
+)
 def test_bad_input_names_the_parameter(kwargs, name):
     with pytest.raises(ValueError, match=re.escape(name)):
         table(**kwargs)
@@ -66,6 +94,8 @@ def test_markdown_renders_each_cell_literally():
 
     texts = ("ε_j and b_k", "B* and *x*", "$x$ or `y`", "a | b", "[link](z) <i>")
     md = table([texts], columns=[f"c{i}" for i in range(len(texts))])._repr_markdown_()
-    rendered = MarkdownIt("commonmark").enable("table").use(dollarmath_plugin).render(md)
+    rendered = (
+        MarkdownIt("commonmark").enable("table").use(dollarmath_plugin).render(md)
+    )
     cells = [html_lib.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", rendered)]
     assert cells == list(texts)

@@ -22,8 +22,14 @@ FAST = settings(max_examples=40, deadline=None)
 def test_counterparts_and_scales():
     m = dpl.LaplaceTruncated(epsilon=2.0, sensitivity=3.0, lower=-1.0, upper=4.0)
     ours = peers.dpbook_counterpart(m)
-    assert isinstance(ours, dpbook.BIT) and (ours.scale, ours.lower, ours.upper) == (1.5, -1.0, 4.0)
-    m = dpl.LaplaceTruncated(epsilon=1.0, delta=0.3, sensitivity=1.0, lower=0.0, upper=1.0)
+    assert isinstance(ours, dpbook.BIT) and (ours.scale, ours.lower, ours.upper) == (
+        1.5,
+        -1.0,
+        4.0,
+    )
+    m = dpl.LaplaceTruncated(
+        epsilon=1.0, delta=0.3, sensitivity=1.0, lower=0.0, upper=1.0
+    )
     assert math.isclose(peers.peer_scale(m), 1 / (1 - math.log(0.7)), rel_tol=1e-15)
     m = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=np.inf)
     ours = peers.dpbook_counterpart(m)
@@ -35,7 +41,9 @@ def test_counterparts_and_scales():
 
 def test_counterpart_bad_input():
     with pytest.raises(ValueError, match="mech"):
-        peers.dpbook_counterpart(dpl.LaplaceFolded(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0))
+        peers.dpbook_counterpart(
+            dpl.LaplaceFolded(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0)
+        )
     with pytest.raises(ValueError, match="mech"):
         peers.peer_scale(dpbook.BIT(1.0))
     m = dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0)
@@ -55,25 +63,38 @@ def test_bounded_domain_scale_is_the_exact_truncation_scale(eps, width):
     """Holohan et al.'s calibration = dpbook.truncated_scale when the interval is at least Δ wide."""
     m = dpl.LaplaceBoundedDomain(epsilon=eps, sensitivity=1.0, lower=0.0, upper=width)
     b = peers.peer_scale(m)
-    assert math.isclose(b, dpbook.truncated_scale(eps, 1.0, lower=0.0, upper=width), rel_tol=1e-9)
+    assert math.isclose(
+        b, dpbook.truncated_scale(eps, 1.0, lower=0.0, upper=width), rel_tol=1e-9
+    )
 
 
 @FAST
-@given(eps=st.floats(0.1, 5.0), lo=st.floats(-5.0, 5.0), width=st.floats(1.0, 20.0), t=st.floats(0.0, 1.0),
-       name=st.sampled_from(["LaplaceTruncated", "LaplaceBoundedDomain"]))
+@given(
+    eps=st.floats(0.1, 5.0),
+    lo=st.floats(-5.0, 5.0),
+    width=st.floats(1.0, 20.0),
+    t=st.floats(0.0, 1.0),
+    name=st.sampled_from(["LaplaceTruncated", "LaplaceBoundedDomain"]),
+)
 def test_closed_forms_agree_inside_finite_bounds(eps, lo, width, t, name):
     m = getattr(dpl, name)(epsilon=eps, sensitivity=1.0, lower=lo, upper=lo + width)
     ours = peers.dpbook_counterpart(m)
     q = lo + t * width
-    assert abs(peers.peer_property(m, "bias", q) - ours.bias(q)) <= 1e-10 * max(1.0, ours.scale)
-    assert math.isclose(peers.peer_property(m, "variance", q), ours.variance(q), rel_tol=1e-8)
+    assert abs(peers.peer_property(m, "bias", q) - ours.bias(q)) <= 1e-10 * max(
+        1.0, ours.scale
+    )
+    assert math.isclose(
+        peers.peer_property(m, "variance", q), ours.variance(q), rel_tol=1e-8
+    )
 
 
 def test_narrow_domain_scale_is_nan_in_diffprivlib():
     """An interval narrower than Δ: diffprivlib's fixed point is NaN; the exact scale is D/ε."""
     m = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=0.25)
     assert np.isnan(peers.peer_scale(m))
-    assert math.isclose(dpbook.truncated_scale(1.0, 1.0, lower=0.0, upper=0.25), 0.25, rel_tol=1e-9)
+    assert math.isclose(
+        dpbook.truncated_scale(1.0, 1.0, lower=0.0, upper=0.25), 0.25, rel_tol=1e-9
+    )
 
 
 def test_peer_property_records_nan_and_is_vectorized():
@@ -81,7 +102,9 @@ def test_peer_property_records_nan_and_is_vectorized():
     out = peers.peer_property(m, "bias", [[0.0, 1.0], [2.0, 3.0]])
     assert out.shape == (2, 2) and np.isnan(out).all()
     m = dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=np.inf)
-    assert math.isclose(peers.peer_property(m, "bias", 1.0), dpbook.BIT(1.0).bias(1.0), rel_tol=1e-12)
+    assert math.isclose(
+        peers.peer_property(m, "bias", 1.0), dpbook.BIT(1.0).bias(1.0), rel_tol=1e-12
+    )
     assert np.isnan(peers.peer_property(m, "variance", 1.0))
 
 
@@ -89,7 +112,9 @@ def test_peer_property_records_nan_and_is_vectorized():
 @pytest.mark.parametrize("q", [-1.0, 0.3, 2.0, 5.0])
 def test_peer_sampler_follows_the_counterpart_law(name, q):
     """The counterpart's law is diffprivlib's sampler's, inside and outside the bounds (KS and mean)."""
-    m = getattr(dpl, name)(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=4.0, random_state=7)
+    m = getattr(dpl, name)(
+        epsilon=1.0, sensitivity=1.0, lower=0.0, upper=4.0, random_state=7
+    )
     ours = peers.dpbook_counterpart(m)
     x = peers.peer_sample(m, q, 4000)
     assert x.shape == (4000,) and x.min() >= 0.0 and x.max() <= 4.0
@@ -104,8 +129,20 @@ def test_peer_sampler_follows_the_counterpart_law(name, q):
 
 
 def test_peer_sample_is_reproducible():
-    a = peers.peer_sample(dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0, random_state=3), 0.5, 5)
-    b = peers.peer_sample(dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0, random_state=3), 0.5, 5)
+    a = peers.peer_sample(
+        dpl.LaplaceTruncated(
+            epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0, random_state=3
+        ),
+        0.5,
+        5,
+    )
+    b = peers.peer_sample(
+        dpl.LaplaceTruncated(
+            epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0, random_state=3
+        ),
+        0.5,
+        5,
+    )
     assert np.array_equal(a, b)
 
 
@@ -113,18 +150,28 @@ def test_peer_sample_is_reproducible():
 
 
 def test_lowest_bit_examples():
-    assert peers.lowest_bit(1.0) == 0.0 and peers.lowest_bit(0.75) == -2.0 and peers.lowest_bit(-6.0) == 1.0
+    assert (
+        peers.lowest_bit(1.0) == 0.0
+        and peers.lowest_bit(0.75) == -2.0
+        and peers.lowest_bit(-6.0) == 1.0
+    )
     assert peers.lowest_bit(0.0) == -np.inf
     assert peers.lowest_bit(np.nextafter(0.25, 1.0)) == -54.0
     assert peers.lowest_bit(5e-324) == -1074.0
     x = np.array([0.1, 0.3, 0.26, 1.0])
-    assert np.array_equal(peers.lowest_bit(x, (0.25, 0.5)), peers.lowest_bit([0.3, 0.26]))
+    assert np.array_equal(
+        peers.lowest_bit(x, (0.25, 0.5)), peers.lowest_bit([0.3, 0.26])
+    )
     with pytest.raises(ValueError, match="x"):
         peers.lowest_bit([1.0, np.inf])
 
 
 @FAST
-@given(m=st.integers(1, 2**52), k=st.integers(-1000, 960), sign=st.sampled_from([-1.0, 1.0]))
+@given(
+    m=st.integers(1, 2**52),
+    k=st.integers(-1000, 960),
+    sign=st.sampled_from([-1.0, 1.0]),
+)
 def test_lowest_bit_recovers_the_exponent(m, k, sign):
     m = m | 1
     x = sign * math.ldexp(float(m), k)
@@ -145,8 +192,11 @@ def test_proposition_lowest_bit_leak():
 
 
 @FAST
-@given(eps=st.floats(0.01, 10.0), d=st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=6),
-       power=st.floats(0.0, 2.0))
+@given(
+    eps=st.floats(0.01, 10.0),
+    d=st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=6),
+    power=st.floats(0.0, 2.0),
+)
 def test_budget_split_sums_and_is_proportional(eps, d, power):
     shares = dpbook.budget_split(eps, d, power=power)
     d = np.asarray(d)
@@ -158,6 +208,7 @@ def test_budget_split_sums_and_is_proportional(eps, d, power):
 def test_budget_split_two_thirds_minimizes_the_total_variance():
     d = np.array([1.0, 8.0, 0.3])
     best = dpbook.budget_split(1.0, d, power=2 / 3)
+
     def total(e, d=d):
         return float(np.sum(2 * (np.asarray(d) / e) ** 2))
 
@@ -166,8 +217,12 @@ def test_budget_split_two_thirds_minimizes_the_total_variance():
         e = best * np.exp(0.2 * rng.normal(size=3))
         e /= e.sum()
         assert total(e) >= total(best) * (1 - 1e-12)
-    assert math.isclose(total(dpbook.budget_split(1.0, [1.0, 8.0], power=1.0), [1.0, 8.0]), 324.0)
-    assert math.isclose(total(dpbook.budget_split(1.0, [1.0, 8.0], power=2 / 3), [1.0, 8.0]), 250.0)
+    assert math.isclose(
+        total(dpbook.budget_split(1.0, [1.0, 8.0], power=1.0), [1.0, 8.0]), 324.0
+    )
+    assert math.isclose(
+        total(dpbook.budget_split(1.0, [1.0, 8.0], power=2 / 3), [1.0, 8.0]), 250.0
+    )
 
 
 def test_budget_split_bad_input():
@@ -183,7 +238,9 @@ def test_budget_split_bad_input():
 # --- the views of Part IV -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"family": "LaplaceTruncated", "width": 1.0, "epsilon": 3.0}])
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"family": "LaplaceTruncated", "width": 1.0, "epsilon": 3.0}]
+)
 def test_draw_peer_bias(kwargs):
     import matplotlib.pyplot as plt
 
@@ -214,7 +271,11 @@ def test_geometric_scales_and_counterparts():
     assert type(ours) is dpbook.DiscreteLaplace and ours.scale == 4.0
     t = dpl.GeometricTruncated(epsilon=2.0, sensitivity=1, lower=0, upper=7)
     ours = peers.geometric_counterpart(t)
-    assert isinstance(ours, dpbook.DiscreteBIT) and (ours.scale, ours.lower, ours.upper) == (0.5, 0, 7)
+    assert isinstance(ours, dpbook.DiscreteBIT) and (
+        ours.scale,
+        ours.lower,
+        ours.upper,
+    ) == (0.5, 0, 7)
     with pytest.raises(ValueError, match="mech"):
         peers.geometric_counterpart(dpl.GeometricFolded(epsilon=1.0, lower=0, upper=3))
     with pytest.raises(ValueError, match="mech"):
@@ -245,7 +306,9 @@ def test_diffprivlib_geometric_variance_loses_digits_for_small_epsilon():
     for eps in (1e-9, 1e-12):
         a = ctx.exp(decimal.Decimal(-eps))
         exact = ctx.divide(2 * a, ctx.power(1 - a, 2))
-        theirs = peers.geometric_answer(dpl.Geometric(epsilon=eps, sensitivity=1), "variance", 0)
+        theirs = peers.geometric_answer(
+            dpl.Geometric(epsilon=eps, sensitivity=1), "variance", 0
+        )
         ours = dpbook.DiscreteLaplace(1 / eps).variance(0)
         assert abs(decimal.Decimal(ours) / exact - 1) < 1e-14
         errs[eps] = float(abs(decimal.Decimal(theirs) / exact - 1))
@@ -259,7 +322,9 @@ def test_bounded_geometrics_do_not_implement_bias_or_variance():
         assert peers.geometric_answer(m, "variance", 2) == "NotImplementedError"
 
 
-@pytest.mark.parametrize("lower, upper, q", [(0, 5, 1), (0, 5, 0), (-0.5, 4.5, 1), (0, 2, 7)])
+@pytest.mark.parametrize(
+    "lower, upper, q", [(0, 5, 1), (0, 5, 0), (-0.5, 4.5, 1), (0, 2, 7)]
+)
 def test_folded_law_is_diffprivlibs_own_fold_of_the_pmf(lower, upper, q):
     """folded_law sums dpbook's pmf over diffprivlib's own ``_fold`` of every k (independent loop)."""
     f = dpl.GeometricFolded(epsilon=0.7, lower=lower, upper=upper)
@@ -273,17 +338,28 @@ def test_folded_law_is_diffprivlibs_own_fold_of_the_pmf(lower, upper, q):
         out = int(np.round(f._fold(k)))
         brute[out] = brute.get(out, 0.0) + float(lap.pmf(k, q))
     assert sorted(brute) == support.tolist()
-    assert np.allclose([brute[s] for s in support.tolist()], pmf, rtol=1e-12, atol=1e-300)
+    assert np.allclose(
+        [brute[s] for s in support.tolist()], pmf, rtol=1e-12, atol=1e-300
+    )
     assert support.min() >= math.ceil(lower) and support.max() <= math.floor(upper)
 
 
-@pytest.mark.parametrize("cls, q", [("GeometricTruncated", 1), ("GeometricTruncated", 9),
-                                    ("GeometricFolded", 1), ("GeometricFolded", 0)])
+@pytest.mark.parametrize(
+    "cls, q",
+    [
+        ("GeometricTruncated", 1),
+        ("GeometricTruncated", 9),
+        ("GeometricFolded", 1),
+        ("GeometricFolded", 0),
+    ],
+)
 def test_diffprivlib_bounded_geometric_samplers_follow_dpbooks_exact_law(cls, q):
     """Their samplers' mean and variance match dpbook's exact values at 5 standard errors, and their
     draws pass a χ² goodness-of-fit test against the exact pmf."""
     m = getattr(dpl, cls)(epsilon=0.5, lower=0, upper=10, random_state=3)
-    x = peers.geometric_sample(m, q, 40_000 if cls == "GeometricTruncated" else 10_000)  # folding is slow
+    x = peers.geometric_sample(
+        m, q, 40_000 if cls == "GeometricTruncated" else 10_000
+    )  # folding is slow
     b = peers.geometric_scale(m)
     if cls == "GeometricTruncated":
         law = peers.geometric_counterpart(m)
@@ -318,7 +394,9 @@ def test_opendp_and_dpbook_draw_the_same_law():
     _, dof, p = peers.two_sample_chi2(theirs, ours)
     assert dof > 10 and p > 1e-4
     # the same test rejects a scale 10% off (it can fail)
-    _, _, p_off = peers.two_sample_chi2(theirs, dpbook.discrete_laplace_noise(1.1 * b, 60_000, rng=21))
+    _, _, p_off = peers.two_sample_chi2(
+        theirs, dpbook.discrete_laplace_noise(1.1 * b, 60_000, rng=21)
+    )
     assert p_off < 1e-4
 
 

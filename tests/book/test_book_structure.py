@@ -13,7 +13,7 @@ import pytest
 import dpbook
 from dpbook_book import widgets
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "book").glob("part*/*.ipynb"))
 LABEL = re.compile(r"^:label:\s*(\S+)", re.M)
 FIGURE_NAME = "name"
@@ -61,16 +61,25 @@ def test_chapter_shape(path):
     nb = _read(path)
     text = _markdown(nb)
     title = next(c for c in nb.cells if c.cell_type == "markdown")
-    assert nb.cells.index(title) <= 1, "the chapter title follows (at most) the install cell"
+    assert nb.cells.index(title) <= 1, (
+        "the chapter title follows (at most) the install cell"
+    )
     assert title.source.startswith("# "), "the first markdown cell is the chapter title"
     assert not re.match(r"# \d", title.source), "the table of contents numbers chapters"
     assert "{admonition} Learning objectives" in title.source
     assert "{admonition} Summary" in text
-    assert re.search(r"\{prf:(theorem|proposition|lemma|corollary|definition|algorithm|remark)\}", text)
+    assert re.search(
+        r"\{prf:(theorem|proposition|lemma|corollary|definition|algorithm|remark)\}",
+        text,
+    )
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    assert re.search(r"^\s*assert\b", code, re.M), "a simulation or computation checks a result"
+    assert re.search(r"^\s*assert\b", code, re.M), (
+        "a simulation or computation checks a result"
+    )
     # seeded: numpy generators, or the peer libraries' own random_state
-    assert "default_rng(" in code or "random_state=" in code, "random numbers are seeded"
+    assert "default_rng(" in code or "random_state=" in code, (
+        "random numbers are seeded"
+    )
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
@@ -79,7 +88,10 @@ def test_exercises_have_collapsed_solutions(path):
     exercises = re.findall(r"```\{exercise\}[^\n]*\n:label:\s*(\S+)", text)
     assert len(exercises) >= 2
     for label in exercises:
-        start = re.search(r"\{solution-start\}\s*" + re.escape(label) + r"\s*\n:class:\s*dropdown", text)
+        start = re.search(
+            r"\{solution-start\}\s*" + re.escape(label) + r"\s*\n:class:\s*dropdown",
+            text,
+        )
         assert start, f"exercise {label} has no collapsed solution"
     assert text.count("{solution-start}") == text.count("{solution-end}")
 
@@ -93,7 +105,9 @@ def test_every_label_and_figure_is_referenced(path):
     for cell in nb.cells:
         fig = cell.get("metadata", {}).get("mystnb", {}).get("figure")
         if fig:
-            assert fig.get("caption"), f"figure without caption in {path.name}: {cell.source[:60]}"
+            assert fig.get("caption"), (
+                f"figure without caption in {path.name}: {cell.source[:60]}"
+            )
             figures.append(fig[FIGURE_NAME])
     unreferenced = sorted((labels | set(figures)) - refs)
     assert not unreferenced, f"labels never referenced: {unreferenced}"
@@ -103,7 +117,9 @@ def test_every_label_and_figure_is_referenced(path):
 def test_widget_cells_are_tagged(path):
     for cell in _read(path).cells:
         if cell.cell_type == "code" and re.search(r"^\s*show\(", cell.source, re.M):
-            assert "nbval-ignore-output" in cell.metadata.get("tags", []), cell.source[:80]
+            assert "nbval-ignore-output" in cell.metadata.get("tags", []), cell.source[
+                :80
+            ]
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
@@ -117,7 +133,9 @@ def test_notebooks_do_not_redefine_the_library(path):
         source = re.sub(r"^(\s*)[%!].*$", r"\1pass", cell.source, flags=re.M)
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                assert node.name not in public, f"{path.name} redefines dpbook's {node.name}"
+                assert node.name not in public, (
+                    f"{path.name} redefines dpbook's {node.name}"
+                )
 
 
 # --- The page a reader sees (issue 14) --------------------------------------------------------------
@@ -147,9 +165,13 @@ def _is_install_cell(cell):
 
 def _long_code_lines(nb):
     """Code lines wider than MAX_CODE_WIDTH (the install cell excepted), as ``(cell, line, width)``."""
-    return [(i, k + 1, len(line)) for i, cell in enumerate(nb.cells)
-            if cell.cell_type == "code" and not _is_install_cell(cell)
-            for k, line in enumerate(cell.source.splitlines()) if len(line) > MAX_CODE_WIDTH]
+    return [
+        (i, k + 1, len(line))
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and not _is_install_cell(cell)
+        for k, line in enumerate(cell.source.splitlines())
+        if len(line) > MAX_CODE_WIDTH
+    ]
 
 
 def _install_cell_problems(nb):
@@ -158,7 +180,9 @@ def _install_cell_problems(nb):
     first = nb.cells[0]
     problems = []
     if not _is_install_cell(first):
-        problems.append(f"the first cell is not exactly the install cell: {first.source[:80]!r}")
+        problems.append(
+            f"the first cell is not exactly the install cell: {first.source[:80]!r}"
+        )
     if "remove-cell" not in _tags(first):
         problems.append(f"the first cell is not tagged remove-cell: {_tags(first)}")
     return problems
@@ -166,8 +190,11 @@ def _install_cell_problems(nb):
 
 def _hidden_cells(nb):
     """Cells other than the install cell that are removed from the page (``remove-cell``)."""
-    return [(i, cell.source[:60]) for i, cell in enumerate(nb.cells)
-            if "remove-cell" in _tags(cell) and not _is_install_cell(cell)]
+    return [
+        (i, cell.source[:60])
+        for i, cell in enumerate(nb.cells)
+        if "remove-cell" in _tags(cell) and not _is_install_cell(cell)
+    ]
 
 
 def _figure_problems(nb):
@@ -187,16 +214,27 @@ def _figure_problems(nb):
                 if other is cell or not static.search(other.source):
                     continue
                 if again.search(other.source):
-                    problems.append(f"a separate cell also draws {draw}: {other.source[:60]!r}")
-                elif not other.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption"):
-                    problems.append(f"an uncaptioned cell draws {draw}: {other.source[:60]!r}")
+                    problems.append(
+                        f"a separate cell also draws {draw}: {other.source[:60]!r}"
+                    )
+                elif (
+                    not other.get("metadata", {})
+                    .get("mystnb", {})
+                    .get("figure", {})
+                    .get("caption")
+                ):
+                    problems.append(
+                        f"an uncaptioned cell draws {draw}: {other.source[:60]!r}"
+                    )
     return problems
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_code_lines_fit_the_column(path):
     long = _long_code_lines(_read(path))
-    assert not long, f"{len(long)} code lines over {MAX_CODE_WIDTH} characters (cell, line, width): {long}"
+    assert not long, (
+        f"{len(long)} code lines over {MAX_CODE_WIDTH} characters (cell, line, width): {long}"
+    )
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
@@ -220,12 +258,18 @@ def test_each_view_is_one_captioned_figure(path):
 
 def _good_notebook():
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(INSTALL_CELL, metadata={"tags": ["remove-cell"]}),
-                nbformat.v4.new_markdown_cell("# A chapter"),
-                nbformat.v4.new_code_cell("use_style()", metadata={"tags": ["hide-input"]}),
-                nbformat.v4.new_code_cell("show(draw_thing)", metadata={
-                    "mystnb": {"figure": {"caption": "A thing.", "name": "fig-thing"}},
-                    "tags": ["hide-input", "nbval-ignore-output"]})]
+    nb.cells = [
+        nbformat.v4.new_code_cell(INSTALL_CELL, metadata={"tags": ["remove-cell"]}),
+        nbformat.v4.new_markdown_cell("# A chapter"),
+        nbformat.v4.new_code_cell("use_style()", metadata={"tags": ["hide-input"]}),
+        nbformat.v4.new_code_cell(
+            "show(draw_thing)",
+            metadata={
+                "mystnb": {"figure": {"caption": "A thing.", "name": "fig-thing"}},
+                "tags": ["hide-input", "nbval-ignore-output"],
+            },
+        ),
+    ]
     return nb
 
 
@@ -253,7 +297,9 @@ def test_page_checks_pass_a_good_notebook_and_flag_broken_ones():
 
     broken = _good_notebook()
     del broken.cells[3].metadata["mystnb"]
-    assert _figure_problems(broken) == ["show(draw_thing) has no mystnb figure caption and name"]
+    assert _figure_problems(broken) == [
+        "show(draw_thing) has no mystnb figure caption and name"
+    ]
     broken = _good_notebook()
     broken.cells.insert(3, nbformat.v4.new_code_cell("draw_thing();"))
     assert len(_figure_problems(broken)) == 1
@@ -261,6 +307,9 @@ def test_page_checks_pass_a_good_notebook_and_flag_broken_ones():
 
 def test_notation_page_is_in_the_book_and_linked_from_the_intro():
     toc = (ROOT / "_toc.yml").read_text()
-    assert re.search(r"^\s*- file: book/notation\s*$", toc, re.M), "book/notation is not in _toc.yml"
-    assert re.search(r"\{doc\}`(?:[^`<]*<)?notation>?`", (ROOT / "book" / "intro.md").read_text()), \
-        "the intro does not link the notation page"
+    assert re.search(r"^\s*- file: book/notation\s*$", toc, re.M), (
+        "book/notation is not in _toc.yml"
+    )
+    assert re.search(
+        r"\{doc\}`(?:[^`<]*<)?notation>?`", (ROOT / "book" / "intro.md").read_text()
+    ), "the intro does not link the notation page"

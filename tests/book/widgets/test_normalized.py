@@ -1,5 +1,5 @@
-"""Part III views (dpbook_book.widgets.normalized): what the figures show (every view draws: tests/test_widgets.py)."""
-
+"""Part III views (dpbook_book.widgets.normalized): what the figures show (every view draws:
+tests/book/widgets/test_widgets.py)."""
 
 import matplotlib
 
@@ -16,7 +16,9 @@ from dpbook_book.widgets import normalized as w  # noqa: E402
 def test_leak_view_shows_the_exact_boundary_ratio():
     fig = w.draw_normalization_leak(epsilon=1.0, i=1.0)
     dots = [line for line in fig.axes[1].get_lines() if line.get_marker() == "o"]
-    assert dots and dots[0].get_ydata()[0] == pytest.approx(np.log(2 * np.e - 1), rel=1e-12)
+    assert dots and dots[0].get_ydata()[0] == pytest.approx(
+        np.log(2 * np.e - 1), rel=1e-12
+    )
     plt.close(fig)
 
 
@@ -35,7 +37,9 @@ def test_scales_cache_orders_the_three_scales():
 def test_clinic_bounds_and_release():
     rows = dpbook.croft_lower_bounds(1.0, 7.0, w.CLINIC)
     assert len(rows) == 3 * 3 + 2
-    assert max(b for *_, b in rows) == pytest.approx(dpbook.croft_uniform_scale(1.0, 7.0, w.CLINIC), rel=1e-9)
+    assert max(b for *_, b in rows) == pytest.approx(
+        dpbook.croft_uniform_scale(1.0, 7.0, w.CLINIC), rel=1e-9
+    )
 
 
 def test_plot_timings_draws_two_lines():
@@ -49,7 +53,9 @@ def test_true_epsilon_options_are_widths_with_separate_labels():
     from dpbook_book.widgets import VIEWS
 
     spec = VIEWS["draw_true_epsilon"].controls["width"]
-    assert [v for _, v in spec] == list(w.WIDTHS) and all(isinstance(v, float) for _, v in spec)
+    assert [v for _, v in spec] == list(w.WIDTHS) and all(
+        isinstance(v, float) for _, v in spec
+    )
     fig = w.draw_true_epsilon(epsilon=1.0, width=10.0)
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
     assert any("[0, 10Δ]" in lab for lab in labels)

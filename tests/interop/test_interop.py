@@ -11,10 +11,19 @@ import pytest
 from scipy import stats
 
 import dpbook
-from dpbook.interop import FloatingPointWarning, OSRandomBits, is_count_family, secure_generator
+from dpbook.interop import (
+    FloatingPointWarning,
+    OSRandomBits,
+    is_count_family,
+    secure_generator,
+)
 
-dp = pytest.importorskip("opendp.prelude", reason="the peers extra (requirements.txt installs it)")
-dpl = pytest.importorskip("diffprivlib.mechanisms", reason="the peers extra (requirements.txt installs it)")
+dp = pytest.importorskip(
+    "opendp.prelude", reason="the peers extra (requirements.txt installs it)"
+)
+dpl = pytest.importorskip(
+    "diffprivlib.mechanisms", reason="the peers extra (requirements.txt installs it)"
+)
 from dpbook.interop.diffprivlib import DpbookMechanism  # noqa: E402
 from dpbook.interop.opendp import make_measurement  # noqa: E402
 
@@ -48,12 +57,24 @@ def _inside(mech):
 
 
 def test_core_and_adapters_import_no_peer():
-    code = ("import sys, dpbook, dpbook.interop, dpbook.interop.opendp, dpbook.interop.diffprivlib; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'opendp', 'diffprivlib', 'sklearn'}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, dpbook, dpbook.interop, dpbook.interop.opendp, dpbook.interop.diffprivlib; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'opendp', 'diffprivlib', 'sklearn'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
-    out = subprocess.run([sys.executable, "-c", "import sys, dpbook; print('dpbook.interop' in sys.modules)"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, dpbook; print('dpbook.interop' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out.strip() == "False"
 
 
@@ -78,6 +99,15 @@ def test_opendp_needs_the_honest_but_curious_flag():
         dp.enable_features("honest-but-curious")
 
 
+def test_count_families_are_the_exact_integer_samplers():
+    assert is_count_family(dpbook.DiscreteBIT(2.0, lower=0, upper=10))
+    assert is_count_family(dpbook.DiscreteTruncated(2.0))
+    # a rounded release is integer-valued, but drawn in floating point
+    assert not is_count_family(
+        dpbook.Rounded(dpbook.Laplace(1.0))
+    ) and not is_count_family(dpbook.BIT(1.0))
+
+
 def test_not_a_mechanism_raises():
     with pytest.raises(ValueError, match="mechanism"):
         make_measurement(dpbook.laplace_scale(1.0, 1.0))
@@ -94,7 +124,7 @@ def test_not_a_mechanism_raises():
 def test_opendp_map_is_the_audit(mech):
     meas = make_measurement(mech, rng=0)
     count = mech.integer_valued
-    for d in ([1, 2, 3] if count else [0.5, 1.0, 2.0]):
+    for d in [1, 2, 3] if count else [0.5, 1.0, 2.0]:
         assert meas.map(d) == dpbook.privacy_loss(mech, d), d
     assert meas.map(0) == 0.0
     assert meas.output_measure == dp.max_divergence()
@@ -102,11 +132,17 @@ def test_opendp_map_is_the_audit(mech):
 
 
 def test_opendp_domain_is_the_families():
-    assert str(make_measurement(dpbook.BIT(1.0, lower=0.0, upper=1.0)).input_domain) == \
-        "AtomDomain(bounds=[0.0, 1.0], T=f64)"
-    assert str(make_measurement(dpbook.Laplace(1.0)).input_domain) == "AtomDomain(T=f64)"
-    assert str(make_measurement(dpbook.DiscreteTruncated(2.0)).input_domain) == \
-        "AtomDomain(bounds=[0, 9223372036854775807], T=i64)"
+    assert (
+        str(make_measurement(dpbook.BIT(1.0, lower=0.0, upper=1.0)).input_domain)
+        == "AtomDomain(bounds=[0.0, 1.0], T=f64)"
+    )
+    assert (
+        str(make_measurement(dpbook.Laplace(1.0)).input_domain) == "AtomDomain(T=f64)"
+    )
+    assert (
+        str(make_measurement(dpbook.DiscreteTruncated(2.0)).input_domain)
+        == "AtomDomain(bounds=[0, 9223372036854775807], T=i64)"
+    )
     meas = make_measurement(dpbook.BIT(1.0, lower=0.0, upper=1.0))
     with pytest.raises(dp.OpenDPException, match="domain"):
         meas(1.5)
@@ -136,7 +172,11 @@ def test_the_two_sample_test_rejects_a_wrong_law():
     """The same test, with the measurement's law at scale 2 against dpbook's at scale 2.5: rejected."""
     meas = make_measurement(dpbook.DiscreteBIT(2.0, lower=0, upper=10), rng=11)
     ours = np.array([meas(3) for _ in range(KS_N)], dtype=float)
-    wrong = dpbook.DiscreteBIT(2.5, lower=0, upper=10).sample(3, size=KS_N, rng=12).astype(float)
+    wrong = (
+        dpbook.DiscreteBIT(2.5, lower=0, upper=10)
+        .sample(3, size=KS_N, rng=12)
+        .astype(float)
+    )
     assert stats.ks_2samp(ours, wrong).pvalue < KS_LEVEL
 
 
@@ -151,7 +191,9 @@ def test_opendp_composition_charges_the_sum():
         out = both(0.5)
     assert len(out) == 2 and all(0.0 <= x <= 1.0 for x in out)
     # with OpenDP's own Laplace measurement on the same domain and metric
-    native = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=4.0)
+    native = dp.m.make_laplace(
+        dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=4.0
+    )
     ours = make_measurement(dpbook.Laplace(2.0), rng=3)
     mixed = dp.c.make_composition([ours, native])
     assert math.isclose(mixed.map(1.0), 0.5 + native.map(1.0), rel_tol=1e-15)
@@ -168,7 +210,10 @@ def test_opendp_says_what_it_carries():
         warnings.simplefilter("error")
         cont(0.5)  # once per measurement
     count = make_measurement(dpbook.DiscreteBIT(2.0, lower=0, upper=10))
-    assert "Exact integer sampler" in count.description and "os.urandom" in count.description
+    assert (
+        "Exact integer sampler" in count.description
+        and "os.urandom" in count.description
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert isinstance(count(4), int)
@@ -180,16 +225,19 @@ def test_opendp_says_what_it_carries():
 
 def test_diffprivlib_contract():
     assert issubclass(DpbookMechanism, dpl.DPMechanism)
-    mech = DpbookMechanism(mechanism=dpbook.BIT(2.0, lower=0.0, upper=1.0), sensitivity=1.0, random_state=0)
+    mech = DpbookMechanism(
+        mechanism=dpbook.BIT(2.0, lower=0.0, upper=1.0), sensitivity=1.0, random_state=0
+    )
     assert (mech.epsilon, mech.delta) == (dpbook.privacy_loss(mech.mechanism, 1.0), 0.0)
     assert mech._check_all(0.5)
     assert mech._check_epsilon_delta(mech.epsilon, mech.delta) == (0.5, 0.0)
-    assert repr(mech).startswith("dpbook.interop.diffprivlib.DpbookMechanism(mechanism=BIT(")
+    assert repr(mech).startswith(
+        "dpbook.interop.diffprivlib.DpbookMechanism(mechanism=BIT("
+    )
     assert "sensitivity=1.0" in repr(mech) and "random_state=0" in repr(mech)
     twin = mech.copy()
     assert type(twin) is DpbookMechanism and twin.epsilon == mech.epsilon
     from diffprivlib.accountant import BudgetAccountant
-
     from diffprivlib.utils import BudgetError
 
     acc = BudgetAccountant(epsilon=1.0, delta=0.0)
@@ -200,35 +248,60 @@ def test_diffprivlib_contract():
         acc.spend(mech.epsilon, mech.delta)
 
 
-@pytest.mark.parametrize("bad, err", [("Hello", TypeError), (1 + 2j, TypeError), (None, TypeError),
-                                      (1.5, ValueError), (-0.1, ValueError)])
+@pytest.mark.parametrize(
+    "bad, err",
+    [
+        ("Hello", TypeError),
+        (1 + 2j, TypeError),
+        (None, TypeError),
+        (1.5, ValueError),
+        (-0.1, ValueError),
+    ],
+)
 def test_diffprivlib_randomise_bad_value(bad, err):
-    mech = DpbookMechanism(mechanism=dpbook.BIT(2.0, lower=0.0, upper=1.0), sensitivity=1.0)
+    mech = DpbookMechanism(
+        mechanism=dpbook.BIT(2.0, lower=0.0, upper=1.0), sensitivity=1.0
+    )
     with pytest.raises(err, match="value"):
         mech.randomise(bad)
 
 
-@pytest.mark.parametrize("bad, err", [("Two", TypeError), (1 + 2j, TypeError), (0.0, ValueError),
-                                      (-1.0, ValueError), (math.inf, ValueError)])
+@pytest.mark.parametrize(
+    "bad, err",
+    [
+        ("Two", TypeError),
+        (1 + 2j, TypeError),
+        (0.0, ValueError),
+        (-1.0, ValueError),
+        (math.inf, ValueError),
+    ],
+)
 def test_diffprivlib_bad_sensitivity(bad, err):
     with pytest.raises(err, match="sensitivity"):
         DpbookMechanism(mechanism=dpbook.Laplace(1.0), sensitivity=bad)
 
 
 def test_diffprivlib_counts_take_integers():
-    mech = DpbookMechanism(mechanism=dpbook.DiscreteBIT(2.0, lower=0, upper=10), sensitivity=1)
+    mech = DpbookMechanism(
+        mechanism=dpbook.DiscreteBIT(2.0, lower=0, upper=10), sensitivity=1
+    )
     with pytest.raises(TypeError, match="value"):
         mech.randomise(2.5)
     with pytest.raises(ValueError, match="sensitivity"):
         DpbookMechanism(mechanism=dpbook.DiscreteBIT(2.0), sensitivity=1.5)
     with pytest.raises(ValueError, match="random_state"):
-        DpbookMechanism(mechanism=dpbook.DiscreteBIT(2.0), sensitivity=1, random_state="seed")
+        DpbookMechanism(
+            mechanism=dpbook.DiscreteBIT(2.0), sensitivity=1, random_state="seed"
+        )
 
 
 def test_diffprivlib_random_state_reproduces():
     def draws(seed):
-        mech = DpbookMechanism(mechanism=dpbook.DiscreteBIT(2.0, lower=0, upper=10), sensitivity=1,
-                               random_state=seed)
+        mech = DpbookMechanism(
+            mechanism=dpbook.DiscreteBIT(2.0, lower=0, upper=10),
+            sensitivity=1,
+            random_state=seed,
+        )
         return [mech.randomise(5) for _ in range(20)]
 
     assert draws(7) == draws(7) and draws(7) != draws(8)
@@ -248,14 +321,20 @@ def test_diffprivlib_bias_and_variance_are_exact_where_its_own_raise():
         p = np.asarray(family.pmf(k, q))
         mean = float(np.sum(k * p))
         assert math.isclose(ours.bias(q), mean - q, rel_tol=1e-12, abs_tol=1e-14)
-        assert math.isclose(ours.variance(q), float(np.sum((k - mean) ** 2 * p)), rel_tol=1e-12)
-        assert math.isclose(ours.mse(q), ours.variance(q) + ours.bias(q) ** 2, rel_tol=1e-12)
+        assert math.isclose(
+            ours.variance(q), float(np.sum((k - mean) ** 2 * p)), rel_tol=1e-12
+        )
+        assert math.isclose(
+            ours.mse(q), ours.variance(q) + ours.bias(q) ** 2, rel_tol=1e-12
+        )
 
 
 def test_diffprivlib_matches_its_own_where_both_exist():
     """LaplaceTruncated clamps (it is BIT): the same bias and variance as diffprivlib's own formulas."""
     theirs = dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=1.0)
-    ours = DpbookMechanism(mechanism=dpbook.BIT(1.0, lower=0.0, upper=1.0), sensitivity=1.0)
+    ours = DpbookMechanism(
+        mechanism=dpbook.BIT(1.0, lower=0.0, upper=1.0), sensitivity=1.0
+    )
     assert ours.epsilon == theirs.epsilon
     for q in (0.0, 0.3, 1.0):
         assert math.isclose(ours.bias(q), theirs.bias(q), rel_tol=1e-9, abs_tol=1e-12)
@@ -264,7 +343,11 @@ def test_diffprivlib_matches_its_own_where_both_exist():
 
 def test_diffprivlib_neighbours():
     """diffprivlib's own neighbour check: P(M(0) <= 0) <= e^ε P(M(1) <= 0) (+ 5 Monte Carlo SE)."""
-    mech = DpbookMechanism(mechanism=dpbook.DiscreteBIT(1.0, lower=0, upper=10), sensitivity=1, random_state=5)
+    mech = DpbookMechanism(
+        mechanism=dpbook.DiscreteBIT(1.0, lower=0, upper=10),
+        sensitivity=1,
+        random_state=5,
+    )
     runs = 5000
     p0 = np.mean([mech.randomise(0) <= 0 for _ in range(runs)])
     p1 = np.mean([mech.randomise(1) <= 0 for _ in range(runs)])
@@ -274,7 +357,9 @@ def test_diffprivlib_neighbours():
 
 
 def test_diffprivlib_warns_for_floating_point_once():
-    mech = DpbookMechanism(mechanism=dpbook.Laplace(1.0), sensitivity=1.0, random_state=0)
+    mech = DpbookMechanism(
+        mechanism=dpbook.Laplace(1.0), sensitivity=1.0, random_state=0
+    )
     with pytest.warns(FloatingPointWarning, match="Chapter 16"):
         assert isinstance(mech.randomise(0.0), float)
     with warnings.catch_warnings():
@@ -299,7 +384,9 @@ def test_secure_generator_reads_every_bit_from_its_source():
         return bytes(range(256)) * (n // 256)
 
     def draw():
-        return dpbook.discrete_laplace_noise(2.0, size=200, rng=np.random.Generator(OSRandomBits(source)))
+        return dpbook.discrete_laplace_noise(
+            2.0, size=200, rng=np.random.Generator(OSRandomBits(source))
+        )
 
     assert draw().tolist() == draw().tolist() and calls
     assert secure_generator().bit_generator._source is os.urandom
@@ -329,7 +416,10 @@ def test_secure_draws_follow_the_law():
     assert _chi2_pvalue(seeded, family, 3) > 1e-6
     assert _chi2_pvalue(secure, family, 3) > 1e-6
     cond = dpbook.DiscreteTruncated(2.0, lower=0, upper=10)
-    assert _chi2_pvalue(cond.sample(0, size=CHI2_N, rng=secure_generator()), cond, 0) > 1e-6
+    assert (
+        _chi2_pvalue(cond.sample(0, size=CHI2_N, rng=secure_generator()), cond, 0)
+        > 1e-6
+    )
     # the same test rejects the secure draws against a law 20% off in scale
     assert _chi2_pvalue(secure, dpbook.DiscreteBIT(2.4, lower=0, upper=10), 3) < 1e-6
 
@@ -338,5 +428,7 @@ def test_adapters_default_to_the_secure_source():
     meas = make_measurement(dpbook.DiscreteBIT(2.0, lower=0, upper=10))
     draws = np.array([meas(3) for _ in range(3000)])
     assert _chi2_pvalue(draws, dpbook.DiscreteBIT(2.0, lower=0, upper=10), 3) > 1e-6
-    mech = DpbookMechanism(mechanism=dpbook.DiscreteBIT(2.0, lower=0, upper=10), sensitivity=1)
+    mech = DpbookMechanism(
+        mechanism=dpbook.DiscreteBIT(2.0, lower=0, upper=10), sensitivity=1
+    )
     assert isinstance(mech._generator.bit_generator, OSRandomBits)

@@ -30,14 +30,16 @@ from dpbook_book.plotting import KeptFigure, style  # noqa: E402
 VIEWS = widgets.load_all()
 PNG = b"\x89PNG\r\n\x1a\n"
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 from bench_widgets import cases  # noqa: E402
 
 
 def _links():
     from ipywidgets.widgets.widget import _instances
 
-    return [m for m in _instances.values() if isinstance(m, w.widget_link.DirectionalLink)]
+    return [
+        m for m in _instances.values() if isinstance(m, w.widget_link.DirectionalLink)
+    ]
 
 
 def _controls(shown):
@@ -84,7 +86,9 @@ def test_every_view_has_a_grid_of_at_most_max_frames(name):
     assert grid, f"{name} has no control on the static page"
     assert math.prod(len(v) for v in grid.values()) <= widgets.MAX_FRAMES
     for key, values in grid.items():
-        assert view.defaults[key] in values  # the first frame shown is the default figure
+        assert (
+            view.defaults[key] in values
+        )  # the first frame shown is the default figure
 
 
 def test_moving_the_control_selects_the_frame_drawn_at_that_value(ramp):
@@ -232,15 +236,25 @@ def test_controls_read_in_the_books_notation(name):
     defaults = view.defaults
     for key, values in view.frame_grid().items():
         control = widgets._grid_control(key, view.controls[key], values, defaults[key])
-        assert "_" not in control.description, f"{name}: control {key!r} is labelled {control.description!r}"
+        assert "_" not in control.description, (
+            f"{name}: control {key!r} is labelled {control.description!r}"
+        )
         labels = [label for label, _ in control.options]
-        assert not [s for s in labels if "_" in s], f"{name}: {key!r} offers code names {labels}"
+        assert not [s for s in labels if "_" in s], (
+            f"{name}: {key!r} offers code names {labels}"
+        )
         if isinstance(control, w.SelectionSlider):
-            assert len(labels) >= 3, f"{name}: the slider {key!r} has {len(labels)} positions"
+            assert len(labels) >= 3, (
+                f"{name}: the slider {key!r} has {len(labels)} positions"
+            )
 
 
 def test_notation_check_flags_code_names_and_two_position_sliders():
     two = widgets._grid_control("width", (0.0, 1.0, 0.1), (0.25, 0.5), 0.25)
-    assert not isinstance(two, w.SelectionSlider)  # a choice of two, not a slider with no middle
+    assert not isinstance(
+        two, w.SelectionSlider
+    )  # a choice of two, not a slider with no middle
     coded = widgets._grid_control("max_gap", (0.0, 1.0, 0.1), (0.25, 0.5, 0.75), 0.25)
-    assert "_" in coded.description  # a parameter without a label in the book's notation shows its name
+    assert (
+        "_" in coded.description
+    )  # a parameter without a label in the book's notation shows its name

@@ -37,18 +37,39 @@ def _squares(ax):
     out = []
     for path in collection.get_paths():
         v = path.vertices
-        k = (len(v) - 3) // 2  # start, the lower curve, end, the upper curve backwards, closing point
+        k = (
+            len(v) - 3
+        ) // 2  # start, the lower curve, end, the upper curve backwards, closing point
         assert len(v) == 2 * k + 3 and k % 4 == 0
-        lower, upper = v[1:k + 1].reshape(-1, 4, 2), v[k + 2:2 * k + 2][::-1].reshape(-1, 4, 2)
-        assert np.array_equal(lower[:, :, 0], upper[:, :, 0])  # the same x along both curves
+        lower, upper = (
+            v[1 : k + 1].reshape(-1, 4, 2),
+            v[k + 2 : 2 * k + 2][::-1].reshape(-1, 4, 2),
+        )
+        assert np.array_equal(
+            lower[:, :, 0], upper[:, :, 0]
+        )  # the same x along both curves
         left, right, mid = lower[:, 0, 0], lower[:, 2, 0], lower[:, 0, 1]
         bottom, top = lower[:, 1, 1], upper[:, 1, 1]
-        assert np.array_equal(lower[:, 1, 0], left) and np.array_equal(lower[:, 3, 0], right)
-        assert np.array_equal(lower[:, 2, 1], bottom) and np.array_equal(upper[:, 2, 1], top)
-        assert np.all(mid == mid[0]) and np.all(lower[:, 3, 1] == mid) and np.all(upper[:, [0, 3], 1] == mid[0])
-        assert np.all(right[:-1] <= left[1:])  # squares in order along the row, not overlapping
-        assert np.allclose(right - left, top - bottom, rtol=1e-12, atol=1e-14)  # squares
-        out.extend(zip((left + right) / 2, (bottom + top) / 2, ((right - left) / 0.92) ** 2))
+        assert np.array_equal(lower[:, 1, 0], left) and np.array_equal(
+            lower[:, 3, 0], right
+        )
+        assert np.array_equal(lower[:, 2, 1], bottom) and np.array_equal(
+            upper[:, 2, 1], top
+        )
+        assert (
+            np.all(mid == mid[0])
+            and np.all(lower[:, 3, 1] == mid)
+            and np.all(upper[:, [0, 3], 1] == mid[0])
+        )
+        assert np.all(
+            right[:-1] <= left[1:]
+        )  # squares in order along the row, not overlapping
+        assert np.allclose(
+            right - left, top - bottom, rtol=1e-12, atol=1e-14
+        )  # squares
+        out.extend(
+            zip((left + right) / 2, (bottom + top) / 2, ((right - left) / 0.92) ** 2)
+        )
     return np.array(out)
 
 
@@ -57,7 +78,10 @@ def test_the_squares_are_the_library_matrices_and_the_titles_their_values():
     p = co.count_prior("binomial", 8)
     lp = dpbook.optimal_count_mechanism(8, 1.0, prior=p, loss=dpbook.squared_loss)
     grs = dpbook.remapped_geometric(8, 1.0, prior=p, loss=dpbook.squared_loss)
-    for ax, matrix, value in ((fig.axes[1], lp.matrix, lp.value), (fig.axes[2], grs.matrix, grs.value)):
+    for ax, matrix, value in (
+        (fig.axes[1], lp.matrix, lp.value),
+        (fig.axes[2], grs.matrix, grs.value),
+    ):
         squares = _squares(ax)
         assert squares.shape == (81, 3)
         r, i = np.rint(squares[:, 0]).astype(int), np.rint(squares[:, 1]).astype(int)
@@ -87,7 +111,9 @@ def test_solved_programs_are_cached_bounded_and_read_only():
     for a in (p, lp_matrix, grs_matrix):
         with pytest.raises(ValueError, match="read-only"):
             a[0] = 0.5
-    lp = dpbook.optimal_count_mechanism(7, 0.75, prior=np.full(8, 1 / 8), loss=dpbook.absolute_loss)
+    lp = dpbook.optimal_count_mechanism(
+        7, 0.75, prior=np.full(8, 1 / 8), loss=dpbook.absolute_loss
+    )
     assert np.array_equal(lp_matrix, lp.matrix) and lp_value == lp.value
 
 

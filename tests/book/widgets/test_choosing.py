@@ -24,7 +24,9 @@ def test_calibrated_mechanisms_spend_exactly_epsilon(domain):
             assert abs(c.loss - eps) < 1e-6, c.name
             lo, hi = (0.0, math.inf) if domain == "count" else (0.0, 1.0)
             if c.key != "laplace":
-                x = c.mechanism.sample(np.linspace(lo, min(hi, 5.0), 50), rng=np.random.default_rng(1))
+                x = c.mechanism.sample(
+                    np.linspace(lo, min(hi, 5.0), 50), rng=np.random.default_rng(1)
+                )
                 assert np.all((x >= lo) & (x <= hi))
 
 
@@ -54,7 +56,9 @@ def test_decision_table_follows_the_numbers():
 
 
 def test_draw_program_marks_the_grid():
-    res = dpbook.min_bias_postprocessing(scale=1.0, x_range=(-4.0, 8.0), cell=0.5, q_max=16.0, q_step=1.0, tame=None)
+    res = dpbook.min_bias_postprocessing(
+        scale=1.0, x_range=(-4.0, 8.0), cell=0.5, q_max=16.0, q_step=1.0, tame=None
+    )
     fig = ch.draw_program(res, q_step=1.0)
     fig.canvas.draw()
     plt.close(fig)
