@@ -28,7 +28,7 @@ import numpy as np
 
 import dpbook
 
-from .secure import FloatingPointWarning, _float_note, is_count_family, secure_generator
+from .secure import FloatingPointWarning, float_note, is_count_family, secure_generator
 
 __all__ = ["DpbookMechanism"]  # noqa: F822  (built on first look-up, by __getattr__ below)
 
@@ -101,7 +101,7 @@ def _build():
             self._generator = _numpy_generator(random_state)
             epsilon = float(dpbook.privacy_loss(mechanism, self.sensitivity))
             super().__init__(epsilon=epsilon, delta=0.0, random_state=random_state)
-            self._note = _float_note(mechanism)
+            self._note = float_note(mechanism)
             self._warned = False
 
         def _check_sensitivity(self, sensitivity):

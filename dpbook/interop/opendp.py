@@ -29,7 +29,7 @@ import warnings
 
 import dpbook
 
-from .secure import FloatingPointWarning, _float_note, _generator, is_count_family
+from .secure import FloatingPointWarning, float_note, generator_for, is_count_family
 
 __all__ = ["make_measurement"]
 
@@ -113,7 +113,7 @@ def make_measurement(mechanism, *, rng=None):
     integer = bool(mechanism.integer_valued)
     dp = _opendp()
     _check_features(dp)
-    gen = _generator(rng, mechanism)
+    gen = generator_for(rng, mechanism)
     lo, hi = (float(v) for v in mechanism.domain)
     kind = "i64" if integer else "f64"
     if math.isinf(lo) and math.isinf(hi):
@@ -129,7 +129,7 @@ def make_measurement(mechanism, *, rng=None):
     else:
         domain = dp.atom_domain(T=kind, bounds=(lo, hi), nan=False)
     metric = dp.absolute_distance(T=kind)
-    note = _float_note(mechanism)
+    note = float_note(mechanism)
     warned = []
 
     def function(q):

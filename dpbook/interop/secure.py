@@ -165,7 +165,7 @@ def is_count_family(mechanism):
     return isinstance(mechanism, _COUNT_FAMILIES)
 
 
-def _generator(rng, mechanism):
+def generator_for(rng, mechanism):
     """The generator a release uses: an int seed or a ``Generator`` as SPEC 7 allows; ``None``: secure."""
     is_count_family(mechanism)
     if rng is None:
@@ -179,7 +179,7 @@ def _generator(rng, mechanism):
     )
 
 
-def _float_note(mechanism):
+def float_note(mechanism):
     """The sentence a user of a continuous family's adapter must read, or ``''`` for a count family."""
     if is_count_family(mechanism):
         return ""

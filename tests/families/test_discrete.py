@@ -129,9 +129,13 @@ def test_pmf_cdf_sf_are_the_brute_force_sums(kind, b, lohi, where):
     pmf = np.asarray(mech.pmf(k, q))
     assert np.all(np.abs(pmf - p)[keep] <= 1e-12 * p[keep] + 1e-20)
     with np.errstate(divide="ignore"):
+        # within the reference's window only (as for the pmf): beyond it the brute-force tail sums lose
+        # digits (at q = -30 on [0, 11] the atom at 11 is exact in dpbook, -41 - log(1 + 1/e), and 1e-10 off
+        # in the reference)
+        ok = keep & (p > 1e-280)
         assert np.allclose(
-            np.asarray(mech.logpmf(k, q))[p > 1e-280],
-            np.log(p[p > 1e-280]),
+            np.asarray(mech.logpmf(k, q))[ok],
+            np.log(p[ok]),
             rtol=1e-12,
             atol=1e-13,
         )

@@ -16,6 +16,10 @@ from scipy import stats
 
 import dpbook
 
+# exact coverage of the intervals on fine grids of true values, for every family: minutes, so the README's test command
+# skips it and .ci/run runs it (-m slow)
+pytestmark = pytest.mark.slow
+
 LEVELS = (0.5, 0.9, 0.95, 0.99)
 TOL = 1e-9
 

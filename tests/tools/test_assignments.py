@@ -24,6 +24,10 @@ TOOLS = ROOT / "tools"
 sys.path.insert(0, str(TOOLS))
 import assignments  # noqa: E402
 
+# otter assign on every chapter, and otter run: minutes, so the README's test command
+# skips it and .ci/run runs it (-m slow)
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("otter", reason="otter-grader is pinned in requirements.txt")
 CHAPTERS = sorted((ROOT / "book").glob("part*/ch*.ipynb"))
 md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
