@@ -57,7 +57,7 @@ def test_visible_code_is_short_and_its_checks_are_folded(path):
 # The exercise set-up cells belong to the exercises (their code reruns with every solution); two
 # still print a hand-made table with its checks inline.  Strict: the test fails once they are fixed,
 # so that this marker is removed.
-PENDING_SETUP = {"ch01_dp_laplace", "ch13_choosing"}
+PENDING_SETUP = set()
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
