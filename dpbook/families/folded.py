@@ -416,14 +416,11 @@ class FoldedLaplace(Mechanism):
         else:  # W below 1e-280: the truncated exponential is uniform on [0, 2w) to 1e-280
             r *= 2 * w
         np.copysign(r, t, out=r)
-        r += self._fold(
-            _compact(q)
-        )  # z = p + s R in (-2w, 3w); its fold into [0, w] is |w - |w - |z|||
+        r += self._fold(_compact(q))  # z = p + s R in (-2w, 3w)
         np.abs(r, out=r)
-        np.subtract(w, r, out=r)
-        np.abs(r, out=r)
-        np.subtract(w, r, out=r)
-        np.abs(r, out=r)
+        # its fold into [0, w]: |z| itself where |z| <= w (w - (w - |z|) would round a draw far below w to 0),
+        # else |w - |w - |z||| = 2w - |z| or |z| - 2w
+        r = np.where(r <= w, r, np.abs(w - np.abs(w - r)))
         r += self.lower
         np.minimum(r, self.upper, out=r)
         return r if shape != () else r.reshape(())
