@@ -358,18 +358,35 @@ class Exercise:
     numeric: bool
     prose: str = ""
 
+    @property
+    def varies(self):
+        """Whether the solution's code declares the exercise's parameters with ``variant(label, ...)``:
+        what lets ``tools/assignments.py --variant`` give each term or student an answer of its own."""
+        return _finds(
+            self.solution, lambda tree: _labelled_call(tree, "variant", self.label)
+        )
+
+
+def _labelled_call(tree, name, label):
+    """The first call ``name(label, ...)`` in a parsed solution, or None."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == name
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value == label
+        ):
+            return node
+    return None
+
 
 def _answer_call(tree, label):
     """The ``answer(label, ...)`` statement of a parsed solution, or None."""
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Name)
-            and node.value.func.id == "answer"
-            and node.value.args
-            and isinstance(node.value.args[0], ast.Constant)
-            and node.value.args[0].value == label
+        if isinstance(node, ast.Expr) and node.value is _labelled_call(
+            node.value, "answer", label
         ):
             return node
     return None
@@ -385,10 +402,11 @@ def _python(code):
     )
 
 
-def _calls_answer(code_cells, label):
+def _finds(code_cells, find):
+    """Whether ``find`` (a parsed cell -> node or None) finds its node in one of the code cells."""
     for code in code_cells:
         try:
-            if _answer_call(ast.parse(_python(code)), label) is not None:
+            if find(ast.parse(_python(code))) is not None:
                 return True
         except SyntaxError:
             continue
@@ -502,7 +520,7 @@ def chapter_exercises(path):
                 title,
                 statement,
                 code,
-                _calls_answer(code, label),
+                _finds(code, lambda tree: _answer_call(tree, label)),
                 re.sub(r"\n{3,}", "\n\n", text),
             )
         )

@@ -86,6 +86,7 @@ def test_the_version_has_one_home():
 # --- CITATION.cff ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_citation_cff_is_valid_and_current():
     ok, out = _check_jsonschema("vendor.citation-file-format", ROOT / "CITATION.cff")
     assert ok, out
@@ -94,6 +95,7 @@ def test_citation_cff_is_valid_and_current():
     assert set(cff["license"]) == {"BSD-3-Clause", "CC-BY-4.0"}
 
 
+@pytest.mark.slow
 def test_the_citation_check_rejects_a_broken_file(tmp_path):
     broken = tmp_path / "CITATION.cff"
     text = (ROOT / "CITATION.cff").read_text()
@@ -187,11 +189,13 @@ def test_the_edition_reaches_the_footer_and_the_pdf_front_matter(tmp_path):
 # --- the CI workflow, linted -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_workflow_is_valid():
     ok, out = _check_jsonschema("vendor.github-workflows", WORKFLOW)
     assert ok, out
 
 
+@pytest.mark.slow
 def test_workflow_lint_rejects_a_broken_workflow(tmp_path):
     broken = tmp_path / "book.yml"
     broken.write_text(

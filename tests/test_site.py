@@ -1130,6 +1130,7 @@ def nav_pages(tmp_path_factory):
     httpd.server_close()
 
 
+@pytest.mark.slow
 def test_navigation_check_flags_dead_buttons(nav_pages, browser):
     problems = navigation_problems(browser, f"{nav_pages}/dead.html")
     wide, narrow = (
@@ -1141,6 +1142,7 @@ def test_navigation_check_flags_dead_buttons(nav_pages, browser):
     assert any("contents button (Space) opens nothing" in p for p in narrow), problems
 
 
+@pytest.mark.slow
 def test_navigation_check_passes_working_buttons(nav_pages, browser):
     assert navigation_problems(browser, f"{nav_pages}/working.html") == {}
 

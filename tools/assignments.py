@@ -572,6 +572,18 @@ def assignment_notebook(
                 plain_references(ex.prose, refs, bib, unresolved).strip()
                 or "(the solution is code only)"
             )
+            if params and variant is not None:
+                # the prose was written for the book's values: say which numbers it quotes
+                fmt = exercises.format_value
+                book_values = ", ".join(
+                    f"`{k}` = {fmt(p.value)}" for k, (p, _) in params.items()
+                )
+                drawn = ", ".join(f"`{k}` = {fmt(v)}" for k, (_, v) in params.items())
+                rubric = (
+                    f"*The book's solution was written for its own values ({book_values}); this variant "
+                    f"draws {drawn}: where the rubric quotes a number, expect the one for this variant's "
+                    f"values (the solution cell of the question above computes them).*\n\n{rubric}"
+                )
             intro = f"### {heading}, written part\n\nWrite {ask}" + (
                 " (the numbers go in the question above)."
                 if ex.numeric

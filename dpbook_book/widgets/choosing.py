@@ -211,5 +211,6 @@ def draw_program(result, q_step=None, label="program"):
     ax2.set_xlabel(r"true value $q$ (units of $b$)")
     ax2.set_ylabel(r"bias $\beta_\varphi(q)$")
     ax2.set_ylim(-1.15 * result.bias.value, 2.7 * result.bias.value)
-    ax2.legend(loc="best")
+    # two rows of entries in the room above the verified band, so the legend covers no line
+    ax2.legend(loc="upper center", ncol=2)
     return fig

@@ -181,6 +181,7 @@ def test_windowed_audit_is_never_below_a_brute_force(
 @given(
     st.floats(0.3, 3.0), st.floats(0.3, 2.0), st.floats(0.0, 4.0), st.floats(0.5, 30.0)
 )
+@pytest.mark.slow
 def test_croft_near_the_data_is_exactly_epsilon(epsilon, delta, reach, beyond):
     """Croft, Sack & Shi's guarantee holds between the boundary and the data with equality at the boundary
     (the pair ``(lower, lower + Δ)`` at the output ``lower``): the certified search finds ``ε`` to 1e-12 and
@@ -207,6 +208,7 @@ def test_croft_near_the_data_is_exactly_epsilon(epsilon, delta, reach, beyond):
     st.floats(0.2, 2.0),
     st.booleans(),
 )
+@pytest.mark.slow
 def test_every_scale_gives_the_same_answer(log_b, family, delta, cut):
     """Rescaling every number by ``b`` in ``[1e-300, 1e300]`` leaves the loss unchanged: the audit at ``b``
     equals the audit at 1 (to 1e-9), is finite, and is never below the brute force at 1."""

@@ -138,6 +138,45 @@ def test_notebooks_do_not_redefine_the_library(path):
                 )
 
 
+def _deprecated_names(text):
+    """The names ``dpbook.X`` in ``text`` that the library answers with a ``DeprecationWarning`` (a
+    name that moved out of the core, keeping its old name for one release)."""
+    import warnings
+
+    found = set()
+    for name in sorted(set(re.findall(r"(?<![\w.])dpbook\.([A-Za-z_]\w*)", text))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(dpbook, name, None)
+        if any(issubclass(w.category, DeprecationWarning) for w in caught):
+            found.add(name)
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    CHAPTERS + sorted((ROOT / "book").glob("*.md")),
+    ids=lambda p: p.stem,
+)
+def test_the_book_uses_no_deprecated_name(path):
+    """A chapter teaches the library's current names: none it keeps only for one release."""
+    text = (
+        "\n".join(c.source for c in _read(path).cells)
+        if path.suffix == ".ipynb"
+        else path.read_text()
+    )
+    if path.name == "api.md":  # the reference says which old names still work, and until when
+        text = "\n".join(ln for ln in text.splitlines() if "DeprecationWarning" not in ln)
+    assert not _deprecated_names(text), path.name
+
+
+def test_deprecated_name_check_can_fail():
+    """The check above finds an old name (it moved to the book's package) and passes current ones."""
+    assert _deprecated_names("dpbook.max_sample_variance(0, 1, 5); dpbook.BIT") == {
+        "max_sample_variance"
+    }
+
+
 # --- The page a reader sees (issue 14) --------------------------------------------------------------
 #
 # Each check is a function returning the list of its problems in one notebook, so that the tests

@@ -264,6 +264,41 @@ def _exercise(label, solution, statement="Compute it."):
     ]
 
 
+def test_every_numeric_exercise_declares_its_parameters():
+    """Every exercise with a numeric answer declares the parameters a variant draws (``variant(label,
+    ...)``), so an assignment can give each term, or each student, answers of its own."""
+    found = exercises.book_exercises()
+    numeric = {k for k, e in found.items() if e.numeric}
+    assert len(numeric) >= 59
+    assert not sorted(k for k in numeric if not found[k].varies)
+
+
+def test_an_exercise_without_declared_parameters_is_found(tmp_path):
+    """The check above can fail: a numeric solution that fixes its numbers does not vary; one whose
+    ``variant`` call names another exercise does not count."""
+    book = _chapter(
+        tmp_path,
+        [
+            md("# 99. Test"),
+            _setup("from dpbook_book.exercises import answer, variant, vary"),
+            *_exercise("ch99-ex-fixed", "answer('ch99-ex-fixed', 2.0)"),
+            *_exercise(
+                "ch99-ex-other",
+                "k = variant('ch99-ex-fixed', k=vary(2.0, among=(3.0,)))\n"
+                "answer('ch99-ex-other', k)",
+            ),
+            *_exercise(
+                "ch99-ex-varied",
+                "k = variant('ch99-ex-varied', k=vary(2.0, among=(3.0,)))\n"
+                "answer('ch99-ex-varied', k)",
+            ),
+        ],
+    )
+    found = exercises.book_exercises(book)
+    assert [k for k, e in found.items() if e.varies] == ["ch99-ex-varied"]
+    assert all(e.numeric for e in found.values())
+
+
 def test_compute_runs_setup_and_solution_quietly(tmp_path, capsys):
     book = _chapter(
         tmp_path,
@@ -571,7 +606,7 @@ STATED = {
         0: "-α*/b = -W(1/2): α* is documented by dpbook.optimal_ramp_shift and the ramp's doctest"
     },
     "ch14-ex-ramp": {
-        0: "α*/b = W(1/2), the known worst-case bias that the exercise verifies (Theorem 4.1)"
+        0: "b W(1/2) at the book's b = 1, the known worst-case bias that the exercise verifies (Theorem 4.1)"
     },
     "ch11-ex-sigma1": {
         i: "σ₁ε/Δ and σ(Δ/ε)ε/Δ are the constants of Croft's calibration, documented by dpbook"
@@ -654,6 +689,7 @@ UNSEARCHABLE = {
 }
 
 
+@pytest.mark.slow
 def test_leak_search_skips_only_the_known_generic_answers():
     generic = {
         label
@@ -685,6 +721,7 @@ def test_written_forms_and_search():
 
 
 @pytest.mark.skipif(not BOOK, reason="no book notebooks")
+@pytest.mark.slow
 def test_no_answer_in_the_student_edition(tmp_path):
     run = subprocess.run(
         [sys.executable, str(TOOL), "--out", str(tmp_path)],
@@ -707,6 +744,7 @@ def test_no_answer_in_the_student_edition(tmp_path):
     assert not leaks, leaks
 
 
+@pytest.mark.slow
 def test_no_answer_in_the_installed_packages_source_docstrings_or_help():
     texts = _package_texts()
     names = {(name, what) for name, what, _ in texts}

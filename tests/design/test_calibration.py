@@ -127,6 +127,7 @@ def test_half_line_worst_case_is_the_limit():
     assert math.isclose(b, 0.2, rel_tol=1e-6)
 
 
+@pytest.mark.slow
 def test_a_loose_bound_needs_no_budget():
     # on [0, 1] no scale makes the worst MSE of BIT exceed 1
     assert (

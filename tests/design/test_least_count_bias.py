@@ -134,6 +134,7 @@ def test_the_threshold_value_is_nonnegative_exactly_when_t_beats_t_plus_1():
                 assert (c >= 0) == (g(t) >= g(t + 1)), (b, t)
 
 
+@pytest.mark.slow
 def test_plain_threshold_rules_are_optimal_exactly_when_listed():
     # φ = (k - d) 1{k >= s}: the worst-case bias is 1-Lipschitz in d and at least |d|, so a grid
     # of d in [-2B, 2B] with step h is within h/2 of the best rule that could come near B; where
