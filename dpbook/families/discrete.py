@@ -472,7 +472,14 @@ class DiscreteBIT(_Discrete):
         """The roots in ``q`` of the transform, as for :class:`dpbook.BIT`, with the discrete Laplace
         quantile read as a real number (:func:`_noise_ppf`): starting points of the integer searches."""
         return _clamped_root(
-            x, p, v, upper, lambda r: _noise_ppf(r, self._lam), self.lower, self.upper
+            x,
+            p,
+            v,
+            upper,
+            lambda r: _noise_ppf(r, self._lam),
+            self.lower,
+            self.upper,
+            continuous=False,
         )
 
     def _sample_integers(self, q, shape, rng):

@@ -227,10 +227,17 @@ class Truncated(IntervalMechanism):
 
     def _quantile_in_q(self, x, p, v, upper):
         """The roots in ``q`` of the transform: a quadratic in ``e^{q/b}`` on each side of ``x``
-        (:func:`_truncated_root`; no atoms, so ``v`` plays no role); the upper tail by reflection."""
+        (:func:`_truncated_root`; no atoms, so ``v`` only moves the root by the fraction ``1 - v`` of the
+        spacing below ``x``, where the intervals compute ``P(M < x)``, as in
+        :func:`dpbook._kernels.inversion._clamped_root`); the upper tail by reflection."""
+        x = np.asarray(x, dtype=float)
+        shift = (1.0 - np.asarray(v, dtype=float)) * (x - np.nextafter(x, -np.inf))
         if upper:
-            return -_truncated_root(-x, p, self.scale, -self.upper, -self.lower)
-        return _truncated_root(x, p, self.scale, self.lower, self.upper)
+            root = -_truncated_root(-x, p, self.scale, -self.upper, -self.lower)
+        else:
+            root = _truncated_root(x, p, self.scale, self.lower, self.upper)
+        with np.errstate(invalid="ignore"):
+            return root - shift
 
     def _logpdf(self, x, q):
         """``log(e^{-|x-q|/b} / (2b N(q)))`` on ``[lower, upper]``, ``-inf`` outside."""

@@ -214,7 +214,13 @@ def _has_atoms(mechanism):
 # the construction
 
 
-def _first_true(reached, shape, start, hi, guess=None):
+#: the galloping steps tried from a closed-form guess before bisecting what is left of the bracket: a
+#: guess ``2^K - 1`` doubles off or closer costs at most ``2 + 2 K`` evaluations, a worse one at most
+#: ``2 + K`` more than the bisection alone (64 halvings over the doubles)
+_GALLOP_STEPS = 5
+
+
+def _first_true(reached, shape, start, hi, guess=None, grain=None):
     """Smallest double ``q`` in ``(start, hi]`` with ``reached(q, sel)`` (``hi`` if none below it).
 
     ``reached(q, sel)`` is monotone in ``q`` (false, then true) and evaluated on the flat positions
@@ -223,9 +229,14 @@ def _first_true(reached, shape, start, hi, guess=None):
     at most 64 halvings).  With a ``guess`` (a closed-form root, ``_quantile_in_q``) the predicate is
     evaluated at the guess clipped into ``(start, hi]`` and at its neighbouring double towards the switch:
     where the two differ the guess has located the switch and the answer is read off (two evaluations);
-    elsewhere the bisection runs on those positions only, inside the bracket the two evaluations left.
-    The answer is the same double either way (the smallest one that qualifies is unique): the guess only
-    decides the cost.
+    elsewhere a gallop of at most ``_GALLOP_STEPS`` steps of ``1, 2, 4, ...`` doubles away from the guess
+    narrows the bracket, and a bisection over the doubles left in it ends the search
+    (:func:`_gallop`).  The answer is the same double either way (the smallest one that qualifies is
+    unique): the guess only decides the cost, which is never more than ``2 + _GALLOP_STEPS`` evaluations
+    above the bisection's.  ``grain`` (the releases, whose spacing bounds how finely a tail computed from
+    ``x - q`` can resolve ``q``): the gallop's first step is half the ratio of the spacings of ``x`` and
+    of the guess, so that a guess near ``0`` for a release far from it (where the computed tail is flat
+    over runs of that many doubles) is not walked out of one double at a time.
     """
     if guess is None:
         return _invert_cdf(lambda t, _: reached(t, None), np.zeros(shape), start, hi)
@@ -245,43 +256,61 @@ def _first_true(reached, shape, start, hi, guess=None):
         down = ok[left]
         a = np.where(down, k_lo, n[left])
         b = np.where(down, n[left], k_hi)
-        a, b = _gallop(reached, left, down, n[left], a, b)
-        out[left] = _key(
-            _invert_cdf(
-                lambda t, _: reached(t, left), np.zeros(left.size), _unkey(a), _unkey(b)
-            )
-        )
+        first = np.ones(left.size, dtype=np.int64)
+        if grain is not None:
+            g_left = _unkey(g[left])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.spacing(np.abs(_pick(grain, left))) / np.spacing(
+                    np.abs(g_left)
+                )
+            ratio = np.nan_to_num(ratio, nan=1.0, posinf=2.0**46)
+            first = np.exp2(np.floor(np.log2(np.clip(ratio, 2.0, 2.0**46))) - 1.0)
+            first = first.astype(np.int64)
+        out[left] = _gallop(reached, left, down, n[left], a, b, first)
     return (_unkey(out) + 0.0).reshape(shape)
 
 
-def _gallop(reached, sel, down, anchor, a, b):
-    """Narrow the brackets ``(a, b)`` (keys of doubles, ``reached`` false at ``a``, true at ``b``) of the
-    positions ``sel`` by steps of ``2, 4, 8, ...`` doubles away from ``anchor`` (downwards where ``down``):
-    a guess a few doubles off costs a few evaluations, not a bisection over the doubles."""
-    step = 2
+def _gallop(reached, sel, down, anchor, a, b, first):
+    """The key of the smallest double where ``reached`` holds, in the brackets ``(a, b]`` (keys of doubles,
+    ``reached`` false at ``a``, true at ``b``, neither evaluated) of the positions ``sel``.
+
+    First at most ``_GALLOP_STEPS`` steps of ``first, 2 first, 4 first, ...`` doubles away from ``anchor``
+    (downwards where ``down``), so that a guess a few doubles off costs a few evaluations; then a bisection
+    over the keys left in each bracket (at most 64 halvings), evaluating only the positions still open."""
+    step = first.copy()
     live = np.arange(sel.size)
-    while live.size and step <= 2**51:
-        probe = np.where(down[live], anchor[live] - step, anchor[live] + step)
-        live = live[(probe > a[live]) & (probe < b[live])]
+    for _ in range(_GALLOP_STEPS):
+        probe = np.where(
+            down[live], anchor[live] - step[live], anchor[live] + step[live]
+        )
+        inside = (probe > a[live]) & (probe < b[live])
+        live, probe = live[inside], probe[inside]
         if not live.size:
             break
-        probe = np.where(down[live], anchor[live] - step, anchor[live] + step)
         res = np.asarray(reached(_unkey(probe), sel[live]), dtype=bool)
         b[live] = np.where(res, probe, b[live])
         a[live] = np.where(res, a[live], probe)
         live = live[res == down[live]]  # still on the same side of the switch
         step *= 2
-    return a, b
+    live = np.flatnonzero(b - 1 > a)
+    while live.size:
+        lo, hi = a[live], b[live]
+        mid = (lo >> 1) + (hi >> 1) + (lo & hi & 1)
+        res = np.asarray(reached(_unkey(mid), sel[live]), dtype=bool)
+        b[live] = np.where(res, mid, hi)
+        a[live] = np.where(res, lo, mid)
+        live = live[b[live] - 1 > a[live]]
+    return b
 
 
-def _search(reached, shape, lo, hi, lo_open, hi_open, guess=None):
+def _search(reached, shape, lo, hi, lo_open, hi_open, guess=None, grain=None):
     """Smallest double ``q`` of the domain with ``reached(q, sel)``; ``hi`` (or beyond) when there is none.
 
     Returns ``(q, found)`` where ``found`` says whether ``reached`` holds at ``q``.  ``guess``: see
     :func:`_first_true`.
     """
     start = lo if lo_open else _below(lo)
-    q = _first_true(reached, shape, start, hi, guess)
+    q = _first_true(reached, shape, start, hi, guess, grain)
     if hi_open:
         return q, q < hi
     at_top = q == hi
@@ -344,6 +373,7 @@ def _neyman(mechanism, x, level, v=None, closed_form=True):
             lo_open,
             hi_open,
             top_guess,
+            x,
         )
         top = np.where(failed, np.nextafter(fail, -np.inf), fail)
         # lower end: the first q with right_tail >= α/2 (right_tail increases in q)
@@ -355,6 +385,7 @@ def _neyman(mechanism, x, level, v=None, closed_form=True):
             lo_open,
             hi_open,
             bottom_guess,
+            x,
         )
     first = np.nextafter(lo, np.inf) if lo_open else lo
     none_low = top < first  # left_tail < α/2 on the whole domain: the nearest end is lo

@@ -96,12 +96,14 @@ def test_closed_form_ends_are_the_bisections_doubles(case):
 
 def switch_points(mech, x, level, v, side, a, b):
     """Both ``a`` and ``b`` are doubles where the tail, computed as the intervals compute it, crosses
-    ``α/2`` (it holds at the end and fails one double beyond), within 16 doubles of each other.
+    ``α/2`` (it holds at the end and fails one double beyond), within 64 doubles of each other.
 
     The computed tail is monotone in ``q`` except across the few doubles where it is within its rounding
     error of ``α/2`` (a ratio of two masses for a truncation, two cdf values subtracted for the randomized
     transform): every search picks one of the switches there (the bisection's depends on the midpoints
-    of its starting range), so ends may differ inside that zone, never outside it."""
+    of its starting range), so ends may differ inside that zone, never outside it.  The zone is widest
+    for a truncation near its bound, where the mass ``N(q)`` loses digits: 17 doubles seen at ``q = 0.21``
+    of ``Truncated(0.7, lower=0)`` (4 spacings of the release ``x = 2.63``)."""
     half = (1.0 - level) / 2.0
     bx = np.nextafter(x, -np.inf)
 
@@ -121,7 +123,7 @@ def switch_points(mech, x, level, v, side, a, b):
         else:
             assert holds(end) and (end == lo or not holds(np.nextafter(end, -np.inf)))
     keys = _key(np.array([a, b]))
-    return abs(int(keys[0]) - int(keys[1])) <= 16
+    return abs(int(keys[0]) - int(keys[1])) <= 64
 
 
 def test_public_intervals_use_the_closed_form_and_match_the_bisection():
@@ -158,12 +160,43 @@ def test_an_end_costs_at_most_five_evaluations_of_the_law(name, randomize, monke
     else:
         dpbook.confidence_interval(mech, x, 0.95)
     per_end = seen[0] / n / 2
-    # left of issue 26: the randomized Laplace end costs about 7.4 (its guess is 1-3 doubles off the
-    # switch of the computed transform, and the transform costs two evaluations of the law)
-    assert per_end <= (8.0 if (name, randomize) == ("Laplace", True) else 5.0)
+    assert per_end <= 5.0
     seen[0] = 0
     ends(mech, x, 0.95, v, closed_form=False)
     assert seen[0] / n / 2 > 1.8 * per_end  # the search it replaces
+
+
+@pytest.mark.parametrize("name", ["Laplace", "BIT [0, inf)", "Truncated [0, inf)"])
+@pytest.mark.parametrize("randomize", [False, True])
+def test_a_bad_guess_costs_at_most_a_few_evaluations_more_than_the_bisection(
+    name, randomize, monkeypatch
+):
+    """A closed form off by a factor 1.001 (about 2^42 doubles): the capped gallop falls back to the
+    bisection, at most ``2 + _GALLOP_STEPS`` evaluations of the transform per end above it, and the ends
+    are still the bisection's doubles (or, for the truncation's ratio of masses, switch points of the
+    computed tail next to them: :func:`switch_points`)."""
+    mech = TYPICAL[name]
+    n = 500
+    x = np.asarray(mech.sample(1, n, rng=7), dtype=float)
+    v = np.random.default_rng(3).random(n) if randomize else None
+    good = ends(mech, x, 0.95, v)
+    real = mech._quantile_in_q
+    monkeypatch.setattr(mech, "_quantile_in_q", lambda *a: real(*a) * 1.001)
+    seen = count_law_evaluations(monkeypatch, mech)
+    bad = ends(mech, x, 0.95, v)
+    per_end = seen[0] / n / 2
+    seen[0] = 0
+    ends(mech, x, 0.95, v, closed_form=False)
+    bisection = seen[0] / n / 2
+    per_transform = (
+        2 if randomize else 1
+    )  # the randomized transform reads the law twice
+    assert per_end <= bisection + (2 + intervals._GALLOP_STEPS) * per_transform
+    assert per_end <= 72 * per_transform
+    for side, (a, b) in enumerate(zip(bad, good)):
+        for i in np.flatnonzero(a != b):  # see switch_points
+            w = None if v is None else v[i]
+            assert switch_points(mech, x[i], 0.95, w, side, a[i], b[i])
 
 
 def test_a_family_without_a_closed_form_says_so():
