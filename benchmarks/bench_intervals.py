@@ -8,8 +8,10 @@ first true value in the domain.  For each: draw ``n`` releases (seeded), then ti
 ``dpbook.confidence_interval(mech, x, 0.95)`` (vectorized over the ``n`` releases; the non-randomized
 interval, and the randomized one) and ``mech.cdf(x, q)`` on the same releases, the baseline measured in the
 same process.  Prints intervals per second and the cost of one interval in cdf evaluations (the ratio of
-the two times): each end is a bisection over the doubles (up to 64 halvings), each halving one evaluation
-of the law.  A row outside (no stochastic order, or no true value in its domain) is listed with its
+the two times), for the closed-form path (a family's ``_quantile_in_q`` root polished on the law: a few
+evaluations per end) and, in the same process, for the search it replaces (``search/cdf``: the bisection
+over the doubles, up to 64 halvings per end, or the galloping search over the integers; ``speed-up``:
+the ratio of the two).  A row outside (no stochastic order, or no true value in its domain) is listed with its
 reason; a case that raises fails the run (exit status 1).
 """
 
@@ -24,6 +26,7 @@ from bench_samplers import (
 )  # this folder is on sys.path when a benchmark runs as a script
 
 import dpbook
+from dpbook.inference import intervals
 
 
 def cases(names=()):
@@ -70,8 +73,8 @@ def main(argv=None):
     chosen, outside = cases(args.family)
     print(f"n = {n} releases per call, best of {args.repeat}")
     print(
-        f"{'registry row and case':>34} {'cdf [s]':>9} {'CI [s]':>9} {'CI/s':>10} {'CI/cdf':>8} {'rand. CI [s]':>13}"
-        f" {'rand./cdf':>10}"
+        f"{'registry row and case':>34} {'cdf [s]':>9} {'CI [s]':>9} {'CI/s':>10} {'CI/cdf':>8}"
+        f" {'search/cdf':>11} {'speed-up':>9} {'rand. CI [s]':>13} {'rand./cdf':>10}"
     )
     errors = []
     for row, case, q in chosen:
@@ -92,12 +95,19 @@ def main(argv=None):
                 ),
                 args.repeat,
             )
+            search = (
+                intervals._neyman_integer if mech.integer_valued else intervals._neyman
+            )
+            t_bisect = best_time(
+                lambda: search(mech, x, 0.95, None, closed_form=False), args.repeat
+            )
         except Exception as error:  # a case that cannot run fails the benchmark
             errors.append(f"{label}: {type(error).__name__}: {error}")
             continue
         print(
-            f"{label:>34} {t_cdf:>9.4f} {t_ci:>9.3f} {n / t_ci:>10.3g} {t_ci / t_cdf:>8.0f} {t_rand:>13.3f}"
-            f" {t_rand / t_cdf:>10.0f}"
+            f"{label:>34} {t_cdf:>9.4f} {t_ci:>9.3f} {n / t_ci:>10.3g} {t_ci / t_cdf:>8.1f}"
+            f" {t_bisect / t_cdf:>11.1f} {t_bisect / t_ci:>9.1f} {t_rand:>13.3f}"
+            f" {t_rand / t_cdf:>10.1f}"
         )
     for row, reason in outside:
         print(f"{row.name:>34}  (not timed: {reason})")

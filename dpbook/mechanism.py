@@ -79,6 +79,13 @@ class Mechanism(abc.ABC):
         certified search's value), or ``None`` when the family cannot state it [calibration].
     ``law_is_numerical()``
         ``True`` when the law is computed by quadrature, not in closed form [intervals].
+    ``_quantile_in_q(x, p, v, upper)``
+        The true value ``q`` solving ``P_q(M < x) + v P_q(M = x) = p`` (``upper`` false) or
+        ``P_q(M > x) + (1 - v) P_q(M = x) = p`` (``upper`` true) in closed form, vectorized (``±inf``
+        where the transform stays on one side of ``p``), or ``None`` (default: no closed form, the
+        ends are found by bisection); a starting point only: the ends are searched from it on ``_cdf``/``_sf``
+        (the bisection's doubles wherever the computed tail is monotone; a wrong formula costs time,
+        never a wrong end) [intervals].
 
     **Traits** (class attributes, declared here with their defaults):
 
@@ -221,6 +228,10 @@ class Mechanism(abc.ABC):
     def law_is_numerical(self):
         """True when the family's law is computed numerically (quadrature), not in closed form."""
         return False
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """The ``q`` where the randomized PIT of ``x`` equals ``p`` (see the class docstring), or ``None``."""
+        return None
 
     # --- the public methods: validate once, call the kernel ------------------------------------
     def at(self, q):

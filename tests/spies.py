@@ -1,5 +1,7 @@
 """Shared test helpers that watch the library's shared checks."""
 
+import numpy as np
+
 from dpbook._kernels import validation as check
 
 
@@ -16,4 +18,22 @@ def spy_on_integer_array(monkeypatch):
         return real(name, value, **options)
 
     monkeypatch.setattr(check, "integer_array", recorder)
+    return seen
+
+
+def count_law_evaluations(monkeypatch, mechanism):
+    """Count the points at which ``mechanism``'s ``_cdf`` and ``_sf`` kernels are evaluated; returns a
+    one-element list holding the running count (an array of ``n`` points counts ``n``).
+
+    The intervals' tests use it to measure the cost of an interval in evaluations of the law per release.
+    """
+    seen = [0]
+    for name in ("_cdf", "_sf"):
+        real = getattr(mechanism, name)
+
+        def recorder(x, q, real=real):
+            seen[0] += np.broadcast(x, q).size
+            return real(x, q)
+
+        monkeypatch.setattr(mechanism, name, recorder)
     return seen

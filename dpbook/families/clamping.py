@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .._kernels.inversion import _clamped_root
 from .._kernels.laplace import (
     _clip_parts,
     _draw_offsets,
@@ -182,6 +183,20 @@ class BIT(IntervalMechanism):
             inside,
             _laplace_logpdf(np.clip(x, self.lower, self.upper), q, self.scale),
             -np.inf,
+        )
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """The roots in ``q`` of the transform (Chapter 17's closed form): the Laplace quantile at ``p``
+        between the bounds; at a bound the atom's tail ``v e^{-(q - lower)/b}/2`` (resp. at ``upper``)
+        solved the same way (``dpbook._kernels.inversion._clamped_root``)."""
+        return _clamped_root(
+            x,
+            p,
+            v,
+            upper,
+            lambda r: _laplace_ppf(r, 0.0, self.scale),
+            self.lower,
+            self.upper,
         )
 
     def max_abs_bias(self):

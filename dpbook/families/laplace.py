@@ -11,6 +11,7 @@ import numpy as np
 
 from .._kernels import validation as check
 from .._kernels.arrays import _compact
+from .._kernels.inversion import _clamped_root
 from .._kernels.laplace import (
     _laplace_cdf,
     _laplace_isf,
@@ -86,6 +87,10 @@ class Laplace(Mechanism):
     def _isf(self, p, q):
         """``ppf(1 - p, q)``: ``q - b log(2p)`` above the median, so small ``p`` keep their accuracy."""
         return _laplace_isf(p, q, self.scale)
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """``q = x - b log(2p)``-type roots: ``P(L_b <= x - q) = p`` solved with the Laplace quantile."""
+        return _clamped_root(x, p, v, upper, lambda r: _laplace_ppf(r, 0.0, self.scale))
 
     def _sample(self, q, shape, rng):
         return rng.laplace(_compact(q), self.scale, size=shape)

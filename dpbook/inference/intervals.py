@@ -57,7 +57,7 @@ import numpy as np
 from scipy import special, stats
 
 from .._kernels import validation as check
-from .._kernels.arrays import _below, _float, _invert_cdf
+from .._kernels.arrays import _below, _float, _invert_cdf, _key, _unkey
 from ..mechanism import Mechanism
 
 __all__ = [
@@ -214,54 +214,178 @@ def _has_atoms(mechanism):
 # the construction
 
 
-def _search(reached, shape, lo, hi, lo_open, hi_open):
-    """Smallest double ``q`` of the domain with ``reached(q)``; ``hi`` (or beyond) when there is none.
+#: the galloping steps tried from a closed-form guess before bisecting what is left of the bracket: a
+#: guess ``2^K - 1`` doubles off or closer costs at most ``2 + 2 K`` evaluations, a worse one at most
+#: ``2 + K`` more than the bisection alone (64 halvings over the doubles)
+_GALLOP_STEPS = 5
 
-    Returns ``(q, found)`` where ``found`` says whether ``reached`` holds at ``q``.
+
+def _first_true(reached, shape, start, hi, guess=None, grain=None):
+    """Smallest double ``q`` in ``(start, hi]`` with ``reached(q, sel)`` (``hi`` if none below it).
+
+    ``reached(q, sel)`` is monotone in ``q`` (false, then true) and evaluated on the flat positions
+    ``sel`` of the releases (``None``: all of them); it is never evaluated at ``start`` or ``hi``.
+    Without a ``guess`` this is the bisection over the doubles (:func:`dpbook._kernels.arrays._invert_cdf`,
+    at most 64 halvings).  With a ``guess`` (a closed-form root, ``_quantile_in_q``) the predicate is
+    evaluated at the guess clipped into ``(start, hi]`` and at its neighbouring double towards the switch:
+    where the two differ the guess has located the switch and the answer is read off (two evaluations);
+    elsewhere a gallop of at most ``_GALLOP_STEPS`` steps of ``1, 2, 4, ...`` doubles away from the guess
+    narrows the bracket, and a bisection over the doubles left in it ends the search
+    (:func:`_gallop`).  The answer is the same double either way (the smallest one that qualifies is
+    unique): the guess only decides the cost, which is never more than ``2 + _GALLOP_STEPS`` evaluations
+    above the bisection's.  ``grain`` (the releases, whose spacing bounds how finely a tail computed from
+    ``x - q`` can resolve ``q``): the gallop's first step is half the ratio of the spacings of ``x`` and
+    of the guess, so that a guess near ``0`` for a release far from it (where the computed tail is flat
+    over runs of that many doubles) is not walked out of one double at a time.
+    """
+    if guess is None:
+        return _invert_cdf(lambda t, _: reached(t, None), np.zeros(shape), start, hi)
+    k_lo, k_hi = _key(start), _key(hi)
+    guess = np.broadcast_to(np.nan_to_num(guess, nan=hi), shape)
+    g = np.clip(_key(guess), k_lo + 1, k_hi).ravel()
+    ok = np.ones(g.shape, dtype=bool)
+    inner = g < k_hi
+    ok[inner] = np.asarray(reached(_unkey(g[inner]), np.flatnonzero(inner)), dtype=bool)
+    n = np.where(ok, g - 1, g + 1)  # the neighbour towards the switch
+    ok_n = ~ok  # its value when it is start (false) or hi (true)
+    ask = (n > k_lo) & (n < k_hi)
+    ok_n[ask] = np.asarray(reached(_unkey(n[ask]), np.flatnonzero(ask)), dtype=bool)
+    out = np.where(ok, g, n)  # right where the two differ
+    left = np.flatnonzero(ok == ok_n)
+    if left.size:  # both true: the switch is below n; both false: above n
+        down = ok[left]
+        a = np.where(down, k_lo, n[left])
+        b = np.where(down, n[left], k_hi)
+        first = np.ones(left.size, dtype=np.int64)
+        if grain is not None:
+            g_left = _unkey(g[left])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.spacing(np.abs(_pick(grain, left))) / np.spacing(
+                    np.abs(g_left)
+                )
+            ratio = np.nan_to_num(ratio, nan=1.0, posinf=2.0**46)
+            first = np.exp2(np.floor(np.log2(np.clip(ratio, 2.0, 2.0**46))) - 1.0)
+            first = first.astype(np.int64)
+        out[left] = _gallop(reached, left, down, n[left], a, b, first)
+    return (_unkey(out) + 0.0).reshape(shape)
+
+
+def _gallop(reached, sel, down, anchor, a, b, first):
+    """The key of the smallest double where ``reached`` holds, in the brackets ``(a, b]`` (keys of doubles,
+    ``reached`` false at ``a``, true at ``b``, neither evaluated) of the positions ``sel``.
+
+    First at most ``_GALLOP_STEPS`` steps of ``first, 2 first, 4 first, ...`` doubles away from ``anchor``
+    (downwards where ``down``), so that a guess a few doubles off costs a few evaluations; then a bisection
+    over the keys left in each bracket (at most 64 halvings), evaluating only the positions still open."""
+    step = first.copy()
+    live = np.arange(sel.size)
+    for _ in range(_GALLOP_STEPS):
+        probe = np.where(
+            down[live], anchor[live] - step[live], anchor[live] + step[live]
+        )
+        inside = (probe > a[live]) & (probe < b[live])
+        live, probe = live[inside], probe[inside]
+        if not live.size:
+            break
+        res = np.asarray(reached(_unkey(probe), sel[live]), dtype=bool)
+        b[live] = np.where(res, probe, b[live])
+        a[live] = np.where(res, a[live], probe)
+        live = live[res == down[live]]  # still on the same side of the switch
+        step *= 2
+    live = np.flatnonzero(b - 1 > a)
+    while live.size:
+        lo, hi = a[live], b[live]
+        mid = (lo >> 1) + (hi >> 1) + (lo & hi & 1)
+        res = np.asarray(reached(_unkey(mid), sel[live]), dtype=bool)
+        b[live] = np.where(res, mid, hi)
+        a[live] = np.where(res, lo, mid)
+        live = live[b[live] - 1 > a[live]]
+    return b
+
+
+def _search(reached, shape, lo, hi, lo_open, hi_open, guess=None, grain=None):
+    """Smallest double ``q`` of the domain with ``reached(q, sel)``; ``hi`` (or beyond) when there is none.
+
+    Returns ``(q, found)`` where ``found`` says whether ``reached`` holds at ``q``.  ``guess``: see
+    :func:`_first_true`.
     """
     start = lo if lo_open else _below(lo)
-    dummy = np.zeros(shape)
-    q = _invert_cdf(lambda t, _: reached(t), dummy, start, hi)
+    q = _first_true(reached, shape, start, hi, guess, grain)
     if hi_open:
         return q, q < hi
     at_top = q == hi
     found = np.ones(shape, dtype=bool)
     if at_top.any():
-        found = ~at_top | np.asarray(reached(np.where(at_top, hi, q)), dtype=bool)
+        found = ~at_top | np.asarray(reached(np.where(at_top, hi, q), None), dtype=bool)
     return q, found
 
 
-def _neyman(mechanism, x, level, v=None):
-    """The ends of the Neyman set at releases ``x`` (``v``: the uniforms of the randomized version)."""
+def _pick(a, sel):
+    """The flat positions ``sel`` of ``a`` (all of ``a`` for ``None``)."""
+    return a if sel is None else a.ravel()[sel]
+
+
+def _guesses(mechanism, x, half, v, closed_form):
+    """The family's closed-form roots for the two ends (``_quantile_in_q``), or ``(None, None)``."""
+    if not closed_form:
+        return None, None
+    one, zero = (1.0, 0.0) if v is None else (v, v)
+    top = mechanism._quantile_in_q(x, half, one, False)
+    if top is None:
+        return None, None
+    return top, mechanism._quantile_in_q(x, half, zero, True)
+
+
+def _neyman(mechanism, x, level, v=None, closed_form=True):
+    """The ends of the Neyman set at releases ``x`` (``v``: the uniforms of the randomized version).
+
+    With ``closed_form`` (the default) the searches start from the family's closed-form roots where it
+    has them (:meth:`dpbook.Mechanism._quantile_in_q`); the ends are the same doubles either way.
+    """
     half = (1.0 - level) / 2.0
     bx = np.nextafter(x, -np.inf)
     lo, hi = (float(t) for t in mechanism.domain)
     lo_open, hi_open = not mechanism.accepts(lo), not mechanism.accepts(hi)
     shape = x.shape
 
-    def left_tail(q):  # U from below: P(M < x) + v P(M = x); v = 1 gives P(M <= x)
+    def left_tail(q, sel):  # U from below: P(M < x) + v P(M = x); v = 1 gives P(M <= x)
         if v is None:
-            return np.asarray(mechanism.cdf(x, q))
-        below = np.asarray(mechanism.cdf(bx, q))
-        return below + v * np.maximum(np.asarray(mechanism.cdf(x, q)) - below, 0.0)
+            return np.asarray(mechanism.cdf(_pick(x, sel), q))
+        below = np.asarray(mechanism.cdf(_pick(bx, sel), q))
+        at = np.asarray(mechanism.cdf(_pick(x, sel), q))
+        return below + _pick(v, sel) * np.maximum(at - below, 0.0)
 
-    def right_tail(q):  # 1 - U: P(M > x) + (1 - v) P(M = x); v = 0 gives P(M >= x)
+    def right_tail(q, sel):  # 1 - U: P(M > x) + (1 - v) P(M = x); v = 0 gives P(M >= x)
         if v is None:
-            return np.asarray(mechanism.sf(bx, q))
-        above = np.asarray(mechanism.sf(x, q))
-        return above + (1.0 - v) * np.maximum(
-            np.asarray(mechanism.sf(bx, q)) - above, 0.0
-        )
+            return np.asarray(mechanism.sf(_pick(bx, sel), q))
+        above = np.asarray(mechanism.sf(_pick(x, sel), q))
+        at = np.asarray(mechanism.sf(_pick(bx, sel), q))
+        return above + (1.0 - _pick(v, sel)) * np.maximum(at - above, 0.0)
 
     with np.errstate(over="ignore", under="ignore"):
+        top_guess, bottom_guess = _guesses(mechanism, x, half, v, closed_form)
         # upper end: the last q with left_tail >= α/2 (left_tail decreases in q)
         fail, failed = _search(
-            lambda q: left_tail(q) < half, shape, lo, hi, lo_open, hi_open
+            lambda q, sel: left_tail(q, sel) < half,
+            shape,
+            lo,
+            hi,
+            lo_open,
+            hi_open,
+            top_guess,
+            x,
         )
         top = np.where(failed, np.nextafter(fail, -np.inf), fail)
         # lower end: the first q with right_tail >= α/2 (right_tail increases in q)
         bottom, passed = _search(
-            lambda q: right_tail(q) >= half, shape, lo, hi, lo_open, hi_open
+            lambda q, sel: right_tail(q, sel) >= half,
+            shape,
+            lo,
+            hi,
+            lo_open,
+            hi_open,
+            bottom_guess,
+            x,
         )
     first = np.nextafter(lo, np.inf) if lo_open else lo
     none_low = top < first  # left_tail < α/2 on the whole domain: the nearest end is lo
@@ -276,51 +400,49 @@ def _neyman(mechanism, x, level, v=None):
 
 
 def _int_search(pred, shape, lo, hi, anchor=None):
-    """Smallest integer ``q`` in ``[lo, hi]`` (integers within ``±2^52``) with ``pred(q)`` (monotone
-    false -> true), by bisection over the integers (sums stay exact in doubles).  With an ``anchor`` (an
-    integer array near the answers) a galloping search first brackets the answer in steps ``1, 2, 4, ...``
-    away from it, so that a count's interval costs ``2 log2(distance)`` rounds, not ``log2(hi - lo)``.
-    Returns ``(q, found)``; ``q = hi`` when nothing passes."""
+    """Smallest integer ``q`` in ``[lo, hi]`` (integers within ``±2^52``) with ``pred(q, sel)`` (monotone
+    false -> true; evaluated on the flat positions ``sel``, ``None`` for all), by bisection over the
+    integers (sums stay exact in doubles).  With an ``anchor`` (an integer array near the answers) a
+    galloping search first brackets the answer in steps ``1, 2, 4, ...`` away from it, so that a count's
+    interval costs ``2 log2(distance)`` rounds, not ``log2(hi - lo)``; each round evaluates only the
+    positions still open.  Returns ``(q, found)``; ``q = hi`` when nothing passes."""
+    size = int(np.prod(shape))
     a = np.full(
-        shape, lo - 1.0
+        size, lo - 1.0
     )  # pred taken false at a, true at b; never evaluated at either
-    b = np.full(shape, float(hi))
+    b = np.full(size, float(hi))
     if anchor is not None:
-        c = np.broadcast_to(np.clip(anchor, lo, hi), shape).astype(float)
-        ok = np.asarray(pred(c), dtype=bool)
+        c = np.broadcast_to(np.clip(anchor, lo, hi), shape).astype(float).ravel()
+        ok = np.asarray(pred(c, None), dtype=bool)
         b, a = np.where(ok, c, b), np.where(ok, a, c)
-        up, down = (
-            ~ok & (c < hi),
-            ok & (c > lo),
-        )  # still galloping (up: pred false at a = last point)
+        # still galloping (up: pred false at a = the last point)
+        up, down = ~ok & (c < hi), ok & (c > lo)
+        live = np.flatnonzero(up | down)
         step = 1.0
-        while (up | down).any():
-            t = np.where(
-                up,
-                np.minimum(c + step, hi),
-                np.where(down, np.maximum(c - step, lo), c),
-            )
-            ok = np.asarray(pred(t), dtype=bool)
-            b = np.where(up & ok, t, np.where(down & ok, t, b))
-            a = np.where(up & ~ok, t, np.where(down & ~ok, t, a))
-            up = up & ~ok & (t < hi)
-            down = down & ok & (t > lo)
+        while live.size:
+            u, d, cl = up[live], down[live], c[live]
+            t = np.where(u, np.minimum(cl + step, hi), np.maximum(cl - step, lo))
+            ok = np.asarray(pred(t, live), dtype=bool)
+            b[live] = np.where(ok, t, b[live])
+            a[live] = np.where(ok, a[live], t)
+            up[live] = u & ~ok & (t < hi)
+            down[live] = d & ok & (t > lo)
+            live = live[up[live] | down[live]]
             step *= 2.0
         b = np.where(a >= hi, float(hi), b)  # pred false up to hi: nothing passes
-    while True:
-        open_ = b - a > 1.0
-        if not open_.any():
-            break
-        mid = np.where(open_, np.floor((a + b) / 2.0), b)
-        ok = np.asarray(pred(mid), dtype=bool)
-        b = np.where(open_ & ok, mid, b)
-        a = np.where(open_ & ~ok, mid, a)
+    live = np.flatnonzero(b - a > 1.0)
+    while live.size:
+        mid = np.floor((a[live] + b[live]) / 2.0)
+        ok = np.asarray(pred(mid, live), dtype=bool)
+        b[live] = np.where(ok, mid, b[live])
+        a[live] = np.where(ok, a[live], mid)
+        live = live[b[live] - a[live] > 1.0]
     q = b
-    at_top = q == hi
-    found = np.ones(shape, dtype=bool)
-    if at_top.any():
-        found = ~at_top | np.asarray(pred(np.where(at_top, hi, q)), dtype=bool)
-    return q, found
+    found = np.ones(size, dtype=bool)
+    top = np.flatnonzero(q == hi)
+    if top.size:
+        found[top] = np.asarray(pred(q[top], top), dtype=bool)
+    return q.reshape(shape), found.reshape(shape)
 
 
 def _int_range(lo, hi):
@@ -328,32 +450,53 @@ def _int_range(lo, hi):
     return max(float(lo), -_INT_LIMIT), min(float(hi), _INT_LIMIT)
 
 
-def _neyman_integer(mechanism, x, level, v=None):
-    """The ends of the Neyman set over the integer true values of the domain (see the module docstring)."""
+def _anchor(guess, x, rounding):
+    """The integer a galloping search starts from: ``rounding`` of the closed-form root, else ``x``."""
+    if guess is None:
+        return x
+    return np.where(np.isnan(guess), x, rounding(np.nan_to_num(guess, nan=0.0)))
+
+
+def _neyman_integer(mechanism, x, level, v=None, closed_form=True):
+    """The ends of the Neyman set over the integer true values of the domain (see the module docstring).
+
+    With ``closed_form`` the galloping searches start from the family's closed-form roots
+    (:meth:`dpbook.Mechanism._quantile_in_q`), else from ``x``; the ends are the same integers."""
     half = (1.0 - level) / 2.0
     lo_d, hi_d = (float(t) for t in mechanism.domain)
     lo, hi = _int_range(lo_d, hi_d)
     shape = x.shape
     below_x = x - 1.0  # exact: |x| <= 2^52
 
-    def left_tail(q):  # P(M < x) + v P(M = x)
-        if v is None:
-            return np.asarray(mechanism.cdf(x, q))
-        below = np.asarray(mechanism.cdf(below_x, q))
-        return below + v * np.maximum(np.asarray(mechanism.cdf(x, q)) - below, 0.0)
+    flat_x, flat_below = x.ravel(), below_x.ravel()
+    flat_v = None if v is None else np.asarray(v, dtype=float).ravel()
 
-    def right_tail(q):  # P(M > x) + (1 - v) P(M = x)
+    def left_tail(q, sel):  # P(M < x) + v P(M = x)
+        at = np.asarray(mechanism.cdf(_pick(flat_x, sel), q))
         if v is None:
-            return np.asarray(mechanism.sf(below_x, q))
-        above = np.asarray(mechanism.sf(x, q))
-        return above + (1.0 - v) * np.maximum(
-            np.asarray(mechanism.sf(below_x, q)) - above, 0.0
-        )
+            return at
+        below = np.asarray(mechanism.cdf(_pick(flat_below, sel), q))
+        return below + _pick(flat_v, sel) * np.maximum(at - below, 0.0)
+
+    def right_tail(q, sel):  # P(M > x) + (1 - v) P(M = x)
+        at = np.asarray(mechanism.sf(_pick(flat_below, sel), q))
+        if v is None:
+            return at
+        above = np.asarray(mechanism.sf(_pick(flat_x, sel), q))
+        return above + (1.0 - _pick(flat_v, sel)) * np.maximum(at - above, 0.0)
 
     with np.errstate(over="ignore", under="ignore"):
-        fail, failed = _int_search(lambda q: left_tail(q) < half, shape, lo, hi, x)
+        top_guess, bottom_guess = _guesses(mechanism, x, half, v, closed_form)
+        # the first integer above the root of the decreasing left tail, the first at or above the other's
+        up = _anchor(top_guess, x, lambda t: np.floor(t) + 1.0)
+        fail, failed = _int_search(
+            lambda q, sel: left_tail(q, sel) < half, shape, lo, hi, up
+        )
         top = np.where(failed, fail - 1.0, hi)
-        bottom, passed = _int_search(lambda q: right_tail(q) >= half, shape, lo, hi, x)
+        down = _anchor(bottom_guess, x, np.ceil)
+        bottom, passed = _int_search(
+            lambda q, sel: right_tail(q, sel) >= half, shape, lo, hi, down
+        )
     reach_low = (lo > lo_d) & passed & (bottom == lo)
     reach_high = (hi < hi_d) & (top == hi)
     if (reach_low | reach_high).any():
@@ -692,10 +835,15 @@ def _int_accepted(interval, goal, lo, hi, extra=()):
     n = goal.size
     flat = goal.ravel()
     extra = tuple(np.concatenate([e.ravel()] * 2) for e in extra)
+    goals = np.concatenate([flat] * 2)
+    first = (
+        np.arange(2 * n) < n
+    )  # the first half asks for high >= goal, the second for low > goal
 
-    def pred(t):
-        low, high = _ends(interval, t, *extra)
-        return np.concatenate([high[:n] >= flat, low[n:] > flat])
+    def pred(t, sel):
+        low, high = _ends(interval, t, *(_pick(e, sel) for e in extra))
+        g, f = _pick(goals, sel), _pick(first, sel)
+        return np.where(f, high >= g, low > g)
 
     k, found = _int_search(pred, (2 * n,), lo, hi, np.round(np.concatenate([flat] * 2)))
     k0 = np.where(found[:n], k[:n], np.inf).reshape(goal.shape)

@@ -1,0 +1,203 @@
+"""Closed-form starting points of the exact intervals (``Mechanism._quantile_in_q``, issue 26).
+
+The ends of :func:`dpbook.confidence_interval` are the smallest (largest) doubles, or integers, where the
+family's computed tail crosses ``α/2``.  A family with a closed-form root in ``q`` lets the search start
+there and polish it on the law; these tests show that the ends are the *same* doubles as the bisection's
+(drawn parameters, extreme scales, infinite bounds, releases on the atoms and far from the true value),
+and count the evaluations of the law that one end costs.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from spies import count_law_evaluations
+
+import dpbook
+from dpbook._kernels.arrays import _key
+from dpbook.inference import intervals
+
+CLOSED = ("Laplace", "BIT", "Truncated", "DiscreteLaplace", "DiscreteBIT")
+
+
+def build(name, scale, lower, upper):
+    if name == "Laplace":
+        return dpbook.Laplace(scale)
+    if name == "DiscreteLaplace":
+        return dpbook.DiscreteLaplace(scale)
+    return getattr(dpbook, name)(scale, lower=lower, upper=upper)
+
+
+def ends(mech, x, level, v=None, closed_form=True):
+    search = intervals._neyman_integer if mech.integer_valued else intervals._neyman
+    return search(mech, x, level, v, closed_form=closed_form)
+
+
+def releases(mech, rng, n):
+    """Draws at true values around the bounds and far off them, plus the bounds (the atoms) themselves."""
+    lo, hi = mech.support
+    centre = 0.0 if not np.isfinite(lo) else (lo if not np.isfinite(hi) else hi)
+    spread = mech.scale * 40 + (hi - lo if np.isfinite(hi - lo) else 0.0)
+    with np.errstate(over="ignore"):
+        q = centre + spread * rng.uniform(-1.5, 1.5, n)
+    q = np.clip(np.nan_to_num(q, posinf=1e300, neginf=-1e300), -1e300, 1e300)
+    if mech.integer_valued:
+        q = np.clip(np.round(q), -(2.0**40), 2.0**40)
+    x = np.asarray(mech.sample(q, rng=rng), dtype=float)
+    ends_ = [e for e in (lo, hi) if np.isfinite(e)]
+    return np.concatenate([x, np.array(ends_ * 3, dtype=float)])
+
+
+@st.composite
+def cases(draw):
+    name = draw(st.sampled_from(CLOSED))
+    integer = name.startswith("Discrete")
+    top = 12.0 if integer else 300.0
+    scale = 10.0 ** draw(st.floats(-top, top))
+    if integer:
+        scale = min(max(scale, 1e-3), 1e6)
+    if integer:
+        lower = float(draw(st.integers(-50, 50)))
+        width = float(draw(st.integers(0, 200)))
+    else:
+        lower = draw(st.floats(-1e6, 1e6)) * 10.0 ** draw(
+            st.sampled_from([-300, 0, 3, 300])
+        )
+        width = 10.0 ** draw(st.floats(-300, 300))
+    upper = lower + width
+    if not np.isfinite(upper) or upper == lower:
+        upper = lower + abs(lower) + 1.0
+    lower = draw(st.sampled_from([lower, -np.inf]))
+    upper = draw(st.sampled_from([upper, np.inf]))
+    if integer and lower == upper:
+        upper = lower + 1.0
+    level = draw(st.sampled_from([0.5, 0.9, 0.95, 0.99, 1 - 1e-9]))
+    seed = draw(st.integers(0, 2**31))
+    return name, scale, lower, upper, level, seed
+
+
+@settings(max_examples=150, deadline=None)
+@given(cases())
+def test_closed_form_ends_are_the_bisections_doubles(case):
+    name, scale, lower, upper, level, seed = case
+    mech = build(name, scale, lower, upper)
+    rng = np.random.default_rng(seed)
+    x = releases(mech, rng, 40)
+    v = rng.random(x.shape)
+    v[:4] = [0.0, 1.0, 0.5, 1e-12]
+    for u in (None, v):
+        fast = ends(mech, x, level, u)
+        slow = ends(mech, x, level, u, closed_form=False)
+        for side, (a, b) in enumerate(zip(fast, slow)):
+            for i in np.flatnonzero(a != b):  # see switch_points
+                w = None if u is None else u[i]
+                assert switch_points(mech, x[i], level, w, side, a[i], b[i])
+
+
+def switch_points(mech, x, level, v, side, a, b):
+    """Both ``a`` and ``b`` are doubles where the tail, computed as the intervals compute it, crosses
+    ``α/2`` (it holds at the end and fails one double beyond), within 64 doubles of each other.
+
+    The computed tail is monotone in ``q`` except across the few doubles where it is within its rounding
+    error of ``α/2`` (a ratio of two masses for a truncation, two cdf values subtracted for the randomized
+    transform): every search picks one of the switches there (the bisection's depends on the midpoints
+    of its starting range), so ends may differ inside that zone, never outside it.  The zone is widest
+    for a truncation near its bound, where the mass ``N(q)`` loses digits: 17 doubles seen at ``q = 0.21``
+    of ``Truncated(0.7, lower=0)`` (4 spacings of the release ``x = 2.63``)."""
+    half = (1.0 - level) / 2.0
+    bx = np.nextafter(x, -np.inf)
+
+    def holds(q):
+        if v is None:
+            return (mech.cdf(x, q) if side == 1 else mech.sf(bx, q)) >= half
+        if side == 1:  # the upper end: the last q with U >= α/2
+            below, at = mech.cdf(bx, q), mech.cdf(x, q)
+            return below + v * max(at - below, 0.0) >= half
+        above, at = mech.sf(x, q), mech.sf(bx, q)
+        return above + (1.0 - v) * max(at - above, 0.0) >= half
+
+    lo, hi = mech.domain
+    for end in (a, b):
+        if side == 1:
+            assert holds(end) and (end == hi or not holds(np.nextafter(end, np.inf)))
+        else:
+            assert holds(end) and (end == lo or not holds(np.nextafter(end, -np.inf)))
+    keys = _key(np.array([a, b]))
+    return abs(int(keys[0]) - int(keys[1])) <= 64
+
+
+def test_public_intervals_use_the_closed_form_and_match_the_bisection():
+    mech = dpbook.BIT(0.2, lower=0.0, upper=1.0)
+    x = np.array([0.0, 0.3, 0.5, 1.0])
+    ci = dpbook.confidence_interval(mech, x, 0.9)
+    slow = intervals._neyman(mech, x, 0.9, closed_form=False)
+    np.testing.assert_array_equal(ci.low, slow[0])
+    np.testing.assert_array_equal(ci.high, slow[1])
+
+
+TYPICAL = {
+    "Laplace": dpbook.Laplace(1.3),
+    "BIT [0, 2]": dpbook.BIT(1.0, lower=0.0, upper=2.0),
+    "BIT [0, inf)": dpbook.BIT(0.8, lower=0.0),
+    "Truncated [0, 2]": dpbook.Truncated(1.0, lower=0.0, upper=2.0),
+    "Truncated [0, inf)": dpbook.Truncated(0.7, lower=0.0),
+    "DiscreteLaplace": dpbook.DiscreteLaplace(1.5),
+    "DiscreteBIT [0, 5]": dpbook.DiscreteBIT(1.0, lower=0, upper=5),
+    "DiscreteBIT [0, 50]": dpbook.DiscreteBIT(10.0, lower=0, upper=50),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TYPICAL))
+@pytest.mark.parametrize("randomize", [False, True])
+def test_an_end_costs_at_most_five_evaluations_of_the_law(name, randomize, monkeypatch):
+    mech = TYPICAL[name]
+    n = 4000
+    x = np.asarray(mech.sample(1, n, rng=2026), dtype=float)
+    v = np.random.default_rng(1).random(n) if randomize else None
+    seen = count_law_evaluations(monkeypatch, mech)
+    if randomize:
+        dpbook.randomized_interval(mech, x, v, 0.95)
+    else:
+        dpbook.confidence_interval(mech, x, 0.95)
+    per_end = seen[0] / n / 2
+    assert per_end <= 5.0
+    seen[0] = 0
+    ends(mech, x, 0.95, v, closed_form=False)
+    assert seen[0] / n / 2 > 1.8 * per_end  # the search it replaces
+
+
+@pytest.mark.parametrize("name", ["Laplace", "BIT [0, inf)", "Truncated [0, inf)"])
+@pytest.mark.parametrize("randomize", [False, True])
+def test_a_bad_guess_costs_at_most_a_few_evaluations_more_than_the_bisection(
+    name, randomize, monkeypatch
+):
+    """A closed form off by a factor 1.001 (about 2^42 doubles): the capped gallop falls back to the
+    bisection, at most ``2 + _GALLOP_STEPS`` evaluations of the transform per end above it, and the ends
+    are still the bisection's doubles (or, for the truncation's ratio of masses, switch points of the
+    computed tail next to them: :func:`switch_points`)."""
+    mech = TYPICAL[name]
+    n = 500
+    x = np.asarray(mech.sample(1, n, rng=7), dtype=float)
+    v = np.random.default_rng(3).random(n) if randomize else None
+    good = ends(mech, x, 0.95, v)
+    real = mech._quantile_in_q
+    monkeypatch.setattr(mech, "_quantile_in_q", lambda *a: real(*a) * 1.001)
+    seen = count_law_evaluations(monkeypatch, mech)
+    bad = ends(mech, x, 0.95, v)
+    per_end = seen[0] / n / 2
+    seen[0] = 0
+    ends(mech, x, 0.95, v, closed_form=False)
+    bisection = seen[0] / n / 2
+    per_transform = (
+        2 if randomize else 1
+    )  # the randomized transform reads the law twice
+    assert per_end <= bisection + (2 + intervals._GALLOP_STEPS) * per_transform
+    assert per_end <= 72 * per_transform
+    for side, (a, b) in enumerate(zip(bad, good)):
+        for i in np.flatnonzero(a != b):  # see switch_points
+            w = None if v is None else v[i]
+            assert switch_points(mech, x[i], 0.95, w, side, a[i], b[i])
+
+
+def test_a_family_without_a_closed_form_says_so():
+    assert dpbook.TranslatedRamp(0.5, 0.2)._quantile_in_q(0.0, 0.05, 1.0, False) is None
