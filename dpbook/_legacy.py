@@ -86,6 +86,16 @@ class _MovedModule(types.ModuleType):
         super().__init__(name, f"Deprecated alias of {', '.join(targets)}.")
         self._targets = targets
 
+    def __setattr__(self, attr, value):
+        # a value set here would reach no code (the names live in the modules they moved to): refuse it
+        # rather than let a patch, a monkeypatch in a test say, silently change nothing
+        if attr.startswith("__") or attr == "_targets":
+            return super().__setattr__(attr, value)
+        raise AttributeError(
+            f"{self.__name__} is a deprecated alias: set {attr!r} on the module that defines it "
+            f"({', '.join(self._targets)})"
+        )
+
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)

@@ -18,6 +18,7 @@ from dpbook_book.studies import (
     release_rescaled,
     release_tree,
     sanitize_covariance,
+    simulate_proportions,
     wald_interval,
 )
 
@@ -111,7 +112,7 @@ def test_release_bad_input():
     with pytest.raises(ValueError, match="mechanism.*must return a dpbook.Mechanism"):
         release_rescaled(P, 0.1, lambda scale, **bounds: scale)
     with pytest.raises(ValueError, match="mechanism"):
-        dpbook.simulate_proportions(P, 10, 1.0, "truncated", "rescale", 2)
+        simulate_proportions(P, 10, 1.0, "truncated", "rescale", 2)
 
 
 # --- covariance study --------------------------------------------------------------------------

@@ -216,7 +216,7 @@ def test_sampler_with_varying_q():
 
 def test_sampler_blocks_and_piece_lookup_do_not_change_the_draws(monkeypatch):
     """Blocks of any size and either way of finding the piece give the very same draws."""
-    from dpbook import normalization
+    from dpbook.families import normalization
 
     mech = dpbook.Normalized(
         0.8, [(-np.inf, -2.0), (0.0, 1.0), (3.0, 7.5), (9.0, np.inf)]
