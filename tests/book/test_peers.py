@@ -353,6 +353,7 @@ def test_folded_law_is_diffprivlibs_own_fold_of_the_pmf(lower, upper, q):
         ("GeometricFolded", 0),
     ],
 )
+@pytest.mark.slow
 def test_diffprivlib_bounded_geometric_samplers_follow_dpbooks_exact_law(cls, q):
     """Their samplers' mean and variance match dpbook's exact values at 5 standard errors, and their
     draws pass a χ² goodness-of-fit test against the exact pmf."""

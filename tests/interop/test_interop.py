@@ -158,6 +158,7 @@ KS_N, KS_LEVEL = 2000, 1e-3
 
 
 @pytest.mark.parametrize("mech", FAMILIES, ids=IDS)
+@pytest.mark.slow
 def test_opendp_draws_follow_dpbooks_law(mech):
     q = _inside(mech)
     meas = make_measurement(mech, rng=11)
@@ -341,6 +342,7 @@ def test_diffprivlib_matches_its_own_where_both_exist():
         assert math.isclose(ours.variance(q), theirs.variance(q), rel_tol=1e-9)
 
 
+@pytest.mark.slow
 def test_diffprivlib_neighbours():
     """diffprivlib's own neighbour check: P(M(0) <= 0) <= e^ε P(M(1) <= 0) (+ 5 Monte Carlo SE)."""
     mech = DpbookMechanism(

@@ -188,6 +188,7 @@ def _pixels(fig):
 
 
 @pytest.mark.parametrize("name", sorted(VIEWS))
+@pytest.mark.slow
 def test_kept_figure_draws_what_a_fresh_figure_draws(name):
     """Updating the kept figure's artists (and reusing rendered axis layers) gives a fresh figure's pixels,
     up to a unit or two where a composited axis layer's antialiased edges meet the background."""
