@@ -172,16 +172,24 @@ def _solution_lines(nb):
     }
 
 
-@pytest.mark.skipif(not BOOK, reason="no book notebooks")
-def test_command_on_the_real_book(tmp_path):
+@pytest.fixture(scope="module")
+def written_edition(tmp_path_factory):
+    """The student edition of the whole book, written once by the command (``tools/student_edition.py``)."""
+    out = tmp_path_factory.mktemp("student")
     run = subprocess.run(
-        [sys.executable, str(TOOL), "--out", str(tmp_path)],
+        [sys.executable, str(TOOL), "--out", str(out)],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=120,
     )
     assert run.returncode == 0, run.stderr
+    return out
+
+
+@pytest.mark.skipif(not BOOK, reason="no book notebooks")
+def test_command_on_the_real_book(written_edition):
+    tmp_path = written_edition
     for src in BOOK:
         nb = nbformat.read(src, as_version=4)
         dest = tmp_path / src.relative_to(ROOT)
@@ -722,15 +730,8 @@ def test_written_forms_and_search():
 
 @pytest.mark.skipif(not BOOK, reason="no book notebooks")
 @pytest.mark.slow
-def test_no_answer_in_the_student_edition(tmp_path):
-    run = subprocess.run(
-        [sys.executable, str(TOOL), "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
+def test_no_answer_in_the_student_edition(written_edition):
+    tmp_path = written_edition
     texts = [
         (
             str(p.relative_to(tmp_path)),
