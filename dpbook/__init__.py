@@ -153,7 +153,7 @@ from .mechanism import BiasCertificate, Mechanism
 from .neighbours import Neighbours
 
 __all__ = [
-    # a release rounded to an integer: round(M(q)) of any family, its exact law and privacy (Chapter 18)
+    # a release rounded to an integer: round(M(q)) of any family, its exact law and privacy (Chapter 19)
     "Rounded",
     # counts: the discrete Laplace law clamped and conditioned, and their exact privacy (Part V)
     "DiscreteLaplace",
@@ -162,7 +162,7 @@ __all__ = [
     "DiscreteDescription",
     "discrete_truncated_epsilon",
     "discrete_truncated_scale",
-    # universally optimal counts: the program over all ε-DP count mechanisms and GRS (Chapter 19)
+    # universally optimal counts: the program over all ε-DP count mechanisms and GRS (Chapter 20)
     "optimal_count_mechanism",
     "remapped_geometric",
     "best_remap",
@@ -217,7 +217,7 @@ __all__ = [
     "min_bias_postprocessing",
     "optimal_postprocessing",
     "dp_bias_lower_bound",
-    # the least-bias post-processing of a count (Chapter 20)
+    # the least-bias post-processing of a count (Chapter 21)
     "CountPostProcessed",
     "LeastCountBias",
     "verify_count_bias",

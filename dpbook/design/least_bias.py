@@ -20,7 +20,7 @@ That is the threshold rule :func:`optimal_postprocessing`, whose worst-case bias
 that are not post-processings of the Laplace release, :func:`dp_bias_lower_bound` gives the
 corresponding floor from group privacy.
 
-For counts (Chapter 20) the same question is asked of the discrete Laplace release ``q + K``:
+For counts (Chapter 21) the same question is asked of the discrete Laplace release ``q + K``:
 :class:`CountPostProcessed` (a window map with an exact tail), :func:`verify_count_bias` (exact over
 every count), :func:`least_count_bias` (a linear program with no truncation error),
 :func:`optimal_count_postprocessing` (the closed-form optimum: the group-privacy floor

@@ -1,4 +1,4 @@
-"""The least worst-case bias of a nonnegative count release (Chapter 20): linear programs over
+"""The least worst-case bias of a nonnegative count release (Chapter 21): linear programs over
 post-processings of the geometric mechanism, their verification, and the clamped sum's bias."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def optimal_count_postprocessing(scale, *, integer=False):
     ``k > t``, where ``c = (t - B*)/(1 - α) - α/(1 - α)^2 >= 0``.  Its bias is ``B* α^{-q} - q`` for
     ``q <= t`` and exactly ``-B*`` for ``q >= t``; its worst case ``B*`` equals the group-privacy floor
     :func:`dp_bias_lower_bound` at ``ε = 1/b``, ``Δ = 1``, so no nonnegative post-processing, and no
-    ε-DP mechanism with nonnegative outputs, does better on counts (Chapter 20's theorem; the book's
+    ε-DP mechanism with nonnegative outputs, does better on counts (Chapter 21's theorem; the book's
     own result, proved there).  ``c >= 0`` is equivalent to ``g(t) >= g(t + 1)``.
 
     >>> star = optimal_count_postprocessing(1.0)
@@ -129,7 +129,7 @@ def optimal_count_threshold_rules(scale):
 class LeastCountBias(NamedTuple):
     """The result of :func:`least_count_bias`.
 
-    ``value``: the least worst-case bias ``B*`` (closed form, the theorem of Chapter 20);
+    ``value``: the least worst-case bias ``B*`` (closed form, the theorem of Chapter 21);
     ``threshold``: the count ``t`` of the theorem; ``optimum``: the closed-form map
     (:func:`optimal_count_postprocessing`); ``program``: the first linear program's map;
     ``program_value``: its objective; ``verified``: the exact worst-case bias of the program's map

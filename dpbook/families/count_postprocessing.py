@@ -1,7 +1,7 @@
 """Post-processings of the discrete Laplace (geometric) mechanism on the integers: :class:`CountPostProcessed`.
 
 A count release ``phi(q + Z)`` with ``Z`` discrete Laplace and ``phi`` given on a window of integers;
-the family Chapter 20's least-bias programs search over."""
+the family Chapter 21's least-bias programs search over."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from ..mechanism import Mechanism
 __all__ = ["CountPostProcessed"]
 
 
-# --- counts: the discrete analogue (Chapter 20) -----------------------------------------------
+# --- counts: the discrete analogue (Chapter 21) -----------------------------------------------
 #
 # The release is Y_q = q + K with K discrete Laplace at scale b (P(K = k) ∝ α^|k|, α = e^{-1/b}),
 # the true count q ∈ {0, 1, 2, …}, and φ: ℤ → [0, ∞).  Two facts make the program exact:
@@ -54,7 +54,7 @@ class CountPostProcessed(Mechanism):
     output is an integer: ``φ(k)`` is released as ``⌊φ(k)⌋ + 1`` with probability equal to the
     fractional part of ``φ(k)``, else ``⌊φ(k)⌋`` (the mean, hence the bias, is unchanged; the MSE
     grows by the rounding variance).  Being a post-processing of the discrete Laplace mechanism, it
-    is ε-DP for counts with ``ε = 1/b`` (sensitivity 1).  This is the class Chapter 20 searches.
+    is ε-DP for counts with ``ε = 1/b`` (sensitivity 1).  This is the class Chapter 21 searches.
 
     Parameters
     ----------

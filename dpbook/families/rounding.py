@@ -42,7 +42,7 @@ support :meth:`Rounded.privacy_description` describes the rounded law itself as 
 both true values of a pair (the cell of ``0``, ``(-∞, 1/2]``, for counts ``1 <= q1 < q2``) holds the
 Laplace tail there, whose masses are in the ratio ``e^{(q2 - q1)/b}`` exactly.  Rounding
 :class:`dpbook.Truncated` at its audited scale gives a smaller exact ε over counts (0.776 for ε = 1 on
-``{0..10}``, attained by the counts 1 and 2 at the output 0; the tests and Chapter 18 give the numbers):
+``{0..10}``, attained by the counts 1 and 2 at the output 0; the tests and Chapter 19 give the numbers):
 rounding pools truncation's worst outputs with whole cells, and counts never sit between the integers
 (over real true values the rounded release loses up to 0.865 there, which is why true values must be
 integers).  On an infinite support

@@ -130,7 +130,7 @@ def lab_table(epsilon=0.5, max_count=10):
 
 
 def draw_least_bias(epsilon=0.5):
-    """The least-bias map of Chapter 20's theorem against clamping (a static figure, not a view).
+    """The least-bias map of Chapter 21's theorem against clamping (a static figure, not a view).
 
     Top: the maps ``k ↦ φ(k)`` (least-bias ``φ*``, clamping, the identity).  Bottom: their exact biases
     over the true count, with the band ``±B*`` of the theorem and the conditioned release.

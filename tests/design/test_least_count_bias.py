@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-# --- counts: the discrete analogue (Chapter 20) ---------------------------------------------------
+# --- counts: the discrete analogue (Chapter 21) ---------------------------------------------------
 from scipy import optimize
 
 import dpbook

@@ -258,7 +258,7 @@ def test_rounding_truncation_lowers_its_exact_epsilon(eps):
     )  # the continuous release: exactly eps
     rounded = dpbook.privacy_loss(Rounded(base), 1)
     assert abs(rounded - _brute_epsilon(base, n)) < 1e-9
-    assert rounded < 0.85 * eps  # at eps = 1, n = 10 it is 0.7760 (Chapter 18's table)
+    assert rounded < 0.85 * eps  # at eps = 1, n = 10 it is 0.7760 (Chapter 19's table)
     ten = Truncated(dpbook.truncated_scale(1.0, 1.0, 0.0, 10.0), lower=0.0, upper=10.0)
     assert round(dpbook.privacy_loss(Rounded(ten), 1), 4) == 0.776
 

@@ -1,4 +1,4 @@
-"""Chapter 18's view (dpbook_book.widgets.counts): four ε-DP releases of a count, bias and RMSE exactly."""
+"""Chapter 19's view (dpbook_book.widgets.counts): four ε-DP releases of a count, bias and RMSE exactly."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Chapter 20's views (dpbook_book.widgets.counts_bias): they draw the library's exact biases."""
+"""Chapter 21's views (dpbook_book.widgets.counts_bias): they draw the library's exact biases."""
 
 import math
 

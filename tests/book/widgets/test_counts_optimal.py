@@ -1,4 +1,4 @@
-"""Chapter 19's view (dpbook_book.widgets.counts_optimal): it draws the library's two mechanisms."""
+"""Chapter 20's view (dpbook_book.widgets.counts_optimal): it draws the library's two mechanisms."""
 
 import matplotlib
 
