@@ -62,6 +62,14 @@ from .design.calibration import (
     restriction_ramp_bias_ratio,
     truncated_scale,
 )
+from .design.clipping import (
+    ClippedMeanMSE,
+    OptimalClip,
+    clipped_mean_mse,
+    clipped_moments,
+    clipping_bias,
+    optimal_clip,
+)
 from .design.least_bias import (
     MSEVerification,
     OptimalPostProcessing,
@@ -78,6 +86,26 @@ from .design.least_count_bias import (
     optimal_count_postprocessing,
     optimal_count_threshold_rules,
     verify_count_bias,
+)
+from .design.private_bounds import (
+    ApproxBoundsLaw,
+    BoundsAudit,
+    BudgetSplit,
+    CoinPress,
+    PrivateMeanMSE,
+    QuantileLaw,
+    approx_bounds,
+    approx_bounds_law,
+    approx_bounds_privacy_loss,
+    best_budget_split,
+    bounds_privacy_loss,
+    coinpress_mean,
+    coinpress_privacy_loss,
+    minmax_privacy_loss,
+    private_mean_mse,
+    private_quantile,
+    quantile_law,
+    quantile_privacy_loss,
 )
 from .design.sensitivity import (
     RELATIONS,
@@ -136,6 +164,7 @@ from .families.step import StepPostProcessed, laplace_cell_masses
 from .families.truncation import Truncated
 from .inference.intervals import (
     ConfidenceInterval,
+    ExactInterval,
     clipped_laplace_interval,
     confidence_interval,
     expected_length,
@@ -233,6 +262,32 @@ __all__ = [
     "privacy_loss",
     "privacy_report",
     "truncated_scale",
+    # where the bounds come from: clipping bias against noise, the best clip (Part IV)
+    "clipping_bias",
+    "clipped_moments",
+    "ClippedMeanMSE",
+    "clipped_mean_mse",
+    "OptimalClip",
+    "optimal_clip",
+    # where the bounds come from: bounds chosen privately, each audited exactly (Part IV)
+    "private_quantile",
+    "quantile_law",
+    "QuantileLaw",
+    "approx_bounds",
+    "approx_bounds_law",
+    "ApproxBoundsLaw",
+    "coinpress_mean",
+    "CoinPress",
+    "BoundsAudit",
+    "quantile_privacy_loss",
+    "approx_bounds_privacy_loss",
+    "coinpress_privacy_loss",
+    "minmax_privacy_loss",
+    "bounds_privacy_loss",
+    "private_mean_mse",
+    "PrivateMeanMSE",
+    "best_budget_split",
+    "BudgetSplit",
     # sensitivities of bounded-data statistics
     "RELATIONS",
     "Neighbours",
@@ -261,6 +316,7 @@ __all__ = [
     "confidence_interval",
     "randomized_interval",
     "interval_coverage",
+    "ExactInterval",
     "expected_length",
     "is_stochastically_increasing",
     "plugin_interval",

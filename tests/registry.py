@@ -16,7 +16,8 @@ A row holds
   inverse), ``audit`` (what :func:`dpbook.privacy_report` must answer: ``'exact'``, ``'certified'`` an
   upper bound with its slack, ``'post-processing'`` the base's loss as an upper bound, or
   ``'unsupported'`` a ``NotImplementedError``), ``sampler_fast`` (``False``: the sampler inverts
-  numerically, so its goodness-of-fit test draws 10^5, not 10^6), ``neighbours``
+  through a slow special function, scipy's Student t quantile, so its goodness-of-fit test draws 10^5, not
+  10^6, and ``benchmarks/bench_samplers.py`` times it on 1% of the draws), ``neighbours``
   (the family's default neighbour relation: ``'log'`` for a multiplicative family).
 
 A :class:`Case` holds a factory of the instance (built afresh by each test), a small grid of true values
@@ -395,7 +396,6 @@ _RESTRICTED_LOGISTIC = Row(
     "restricted-logistic",
     dpbook.Restricted,
     audit="unsupported",
-    sampler_fast=False,
     closed_form=False,
     typical=(Case("logistic", lambda: dpbook.Restricted(stats.logistic), (0.5, 3.0)),),
 )

@@ -6,6 +6,7 @@ auditor's descriptions compute with these kernels on validated arrays; none of t
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy import special
@@ -286,87 +287,156 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
 
     With ``piece=(k, start, mass)`` the intervals are the pieces of a mixture: ``c``, ``lower``,
     ``upper``, ``start`` and ``mass`` (``> 0``) are 1-D with one entry per piece, point ``i`` belongs to
-    piece ``k[i]`` and ``p[i]`` is uniform on that piece's slot ``[start, start + mass)``.  Each piece's
-    window is computed once and looked up per point; the per-point bounds are then applied with
-    ``np.maximum``/``np.minimum``, several times faster than ``np.clip`` with array bounds.
+    piece ``k[i]`` and ``p[i]`` is uniform on that piece's slot ``[start, start + mass)``: the pieces'
+    table (:func:`_piece_table`) is computed once and looked up per point (:func:`_piece_quantile_in_place`).
     """
+    if piece is not None:
+        k, slot, mass = piece
+        table = _piece_table(c, scale, lower, upper, slot, mass)
+        return _piece_quantile_in_place(p, k, table, scale, floor)
     with np.errstate(over="ignore"):
         a, b = (c - lower) / scale, (upper - c) / scale
-        # max(A', B') >= (upper - lower)/(2b): only an interval shorter than b/8 can be short (one test per piece)
+        # max(A', B') >= (upper - lower)/(2b): only an interval shorter than b/8 can be short (one test)
         maybe_short = bool(
             np.any(np.asarray(upper - lower) < 2 * _SHORT_QUANTILE * np.asarray(scale))
         )
     width, start = _half_mass(a, b), np.expm1(-a)
-    if piece is not None:
-        k, slot, mass = piece
-        slot, full, width, start, a, b, c, lower, upper = np.take(
-            np.stack(
-                np.broadcast_arrays(
-                    slot, width, width / mass, start, a, b, c, lower, upper
-                )
-            ),
-            k,
-            axis=1,
-        )
-        p -= slot
-    else:
-        full = width
     # an interval far shorter than the scale on both sides of c (below b/16: the offsets in units of b would
-    # lose more than 16 ulps of the interval, and every digit below 2^-53 b): its quantiles in units of the interval
-    short = (
-        np.broadcast_to(np.maximum(a, b) < _SHORT_QUANTILE, p.shape)
-        if maybe_short
-        else np.zeros((), bool)
-    )
+    # lose more than 16 ulps of the interval, and every digit below 2^-53 b): its quantiles in units of the
+    # interval, from coefficients computed once per interval
+    short = np.maximum(a, b) < _SHORT_QUANTILE if maybe_short else np.zeros((), bool)
+    if short.all():
+        return _short_quantile(p, *_short_coefficients(c, a, b, lower, upper, scale))
     if short.any():
-        fraction = p[short] / np.take(mass, k)[short] if piece is not None else p[short]
-        narrow = [
-            np.broadcast_to(v, p.shape)[short] for v in (c, scale, lower, upper, a, b)
+        short = np.broadcast_to(short, p.shape)
+        fraction = p[short]
+        coefficients = [
+            np.broadcast_to(v, p.shape)[short]
+            for v in _short_coefficients(c, a, b, lower, upper, scale)
         ]
     p *= width
     if not floor:
-        # exact quantiles (ppf): 1 - |t| as ``u + e^{-A'}`` below c and ``(2N - u) + e^{-B'}`` above, never as
-        # ``1 - |t|`` after rounding t, so tail probabilities far below 1e-16 keep finite quantiles
-        with np.errstate(divide="ignore", over="ignore"):
-            t = p + start
-            near_one = np.where(t < 0, p + np.exp(-a), (full - p) + np.exp(-b))
-            w = np.where(t < 0, scale * np.log(near_one), -scale * np.log(near_one))
+        w = _exact_offsets(p, start, width, a, b, scale)
         w += c
-        w = (
-            np.clip(w, lower, upper)
-            if piece is None
-            else np.minimum(np.maximum(w, lower), upper)
-        )
+        w = np.clip(w, lower, upper)
     else:
         p += start
         w = _offsets_in_place(p, scale, floor)
         w += c
-        if piece is None:
-            np.clip(w, lower, upper, out=w)
-        else:
-            np.maximum(w, lower, out=w)
-            np.minimum(w, upper, out=w)
+        np.clip(w, lower, upper, out=w)
     if short.any():
         w = np.array(w, dtype=float)
-        w[short] = _short_quantile(fraction, *narrow)
+        w[short] = _short_quantile(fraction, *coefficients)
     return w
 
 
-def _short_quantile(u, c, scale, lower, upper, a, b):
+def _exact_offsets(p, start, full, a, b, scale):
+    """The offsets of the exact quantiles (ppf) at ``p`` (already times the window's width): ``1 - |t|`` as
+    ``p + e^{-A'}`` below ``c`` and ``(2N - p) + e^{-B'}`` above, never as ``1 - |t|`` after rounding ``t``, so
+    tail probabilities far below 1e-16 keep finite quantiles."""
+    with np.errstate(divide="ignore", over="ignore"):
+        t = p + start
+        near_one = np.where(t < 0, p + np.exp(-a), (full - p) + np.exp(-b))
+        return np.where(t < 0, scale * np.log(near_one), -scale * np.log(near_one))
+
+
+class _PieceTable(NamedTuple):
+    """Per piece of a mixture (1-D arrays): its slot and mass of the uniform, the window of the Laplace law
+    around its ``c`` (``full`` = ``2N(c)``, ``ratio`` = ``full / mass``, ``start`` = ``e^{-A'} - 1``), its ends,
+    ``A'``, ``B'``, and for short pieces (``short``) the coefficients of :func:`_short_quantile`."""
+
+    slot: np.ndarray
+    mass: np.ndarray
+    full: np.ndarray
+    ratio: np.ndarray
+    start: np.ndarray
+    c: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    short: np.ndarray
+    coefficients: tuple
+
+
+def _piece_table(c, scale, lower, upper, slot, mass):
+    """The :class:`_PieceTable` of the pieces ``[lower, upper]`` around ``c`` with slots ``[slot, slot + mass)``."""
+    with np.errstate(over="ignore"):
+        a, b = (c - lower) / scale, (upper - c) / scale
+        maybe_short = bool(
+            np.any(np.asarray(upper - lower) < 2 * _SHORT_QUANTILE * np.asarray(scale))
+        )
+    full, start = _half_mass(a, b), np.expm1(-a)
+    short = np.maximum(a, b) < _SHORT_QUANTILE if maybe_short else np.zeros((), bool)
+    coefficients = (
+        _short_coefficients(c, a, b, lower, upper, scale) if short.any() else ()
+    )
+    fields = np.broadcast_arrays(
+        slot, mass, full, full / mass, start, c, lower, upper, a, b, short
+    )
+    return _PieceTable(*fields, tuple(np.broadcast_arrays(*coefficients)))
+
+
+def _piece_quantile_in_place(p, k, table, scale, floor=RESOLUTION):
+    """:func:`_quantile_in_place` for a mixture of pieces: point ``i`` of ``p`` is uniform on the slot of piece
+    ``k[i]`` of the :class:`_PieceTable` ``table``, computed once.  Each piece's values are looked up per
+    point with 1-D takes (a 2-D take of the stacked table costs twice as much); the per-point bounds are
+    applied with ``np.maximum``/``np.minimum``, several times faster than ``np.clip`` with array bounds."""
+    t = table
+    p -= np.take(t.slot, k)
+    if t.short.all():  # every piece short: nothing else is needed
+        p /= np.take(t.mass, k)
+        return _short_quantile(p, *(np.take(v, k) for v in t.coefficients))
+    short = np.take(t.short, k) if t.short.any() else np.zeros((), bool)
+    if short.any():
+        fraction = p[short] / np.take(t.mass, k)[short]
+        coefficients = [np.take(v, k)[short] for v in t.coefficients]
+    p *= np.take(t.ratio, k)
+    if not floor:
+        full, start, a, b = (np.take(v, k) for v in (t.full, t.start, t.a, t.b))
+        w = _exact_offsets(p, start, full, a, b, scale)
+    else:
+        p += np.take(t.start, k)
+        w = _offsets_in_place(p, scale, floor)
+    w += np.take(t.c, k)
+    np.maximum(w, np.take(t.lower, k), out=w)
+    np.minimum(w, np.take(t.upper, k), out=w)
+    if short.any():
+        w[short] = _short_quantile(fraction, *coefficients)
+    return w
+
+
+def _short_coefficients(c, a, b, lower, upper, scale):
+    """Per interval, what :func:`_short_quantile` needs: ``(c, ℓ, ℓ-mass below c, total, ℓ/b, lower, upper)``
+    (masses in units of ``ℓ``, :func:`_short`)."""
+    _, unit, alpha, beta = _short(c, a, b, lower, upper)
+    below, above = alpha * _g(1, a), beta * _g(1, b)
+    return c, unit, below, below + above, unit / scale, lower, upper
+
+
+def _short_quantile(u, c, unit, below, total, ratio, lower, upper):
     """The quantile at ``u`` of the Laplace law around ``c`` restricted to ``[lower, upper]``, for an interval
-    shorter than ``scale`` on both sides of ``c`` (``max(A', B') < 1``), in units of the interval (:func:`_short`).
+    shorter than ``scale`` on both sides of ``c`` (``max(A', B') < 1``), in units of the interval (:func:`_short`),
+    from the interval's :func:`_short_coefficients` (broadcast against ``u``).
 
     In units of ``b`` the offset from ``c`` is ``-b log(1 - |t|)`` with ``|t|`` of the order of the interval's
     length over ``b``: ``1 - |t|`` rounds to 1 once that is below ``2^-53`` and every quantile (every draw)
     collapses onto ``c``, the true value.  In units of ``ℓ`` (:func:`_short`) the mass below ``c`` is
     ``ℓ α g_1(A')``, above it ``ℓ β g_1(B')``; at the centred mass ``ℓ τ`` the offset is
     ``ℓ τ h(k |τ|)`` with ``k = ℓ/b`` and ``h(z) = -log(1 - z)/z`` (``h(0) = 1``): nothing rounds away,
-    and ``k`` may underflow (the law is then uniform to every digit).
+    and ``k`` may underflow (the law is then uniform to every digit).  Where ``k`` times the total mass is
+    below ``2^-53``, ``h`` rounds to 1 at every point and is not computed.
     """
-    _, unit, alpha, beta = _short(c, a, b, lower, upper)
-    below, above = alpha * _g(1, a), beta * _g(1, b)
-    tau = u * (below + above) - below
-    z = np.abs(tau) * (unit / scale)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        h = np.where(z > 0, -np.log1p(-z) / z, 1.0)
-    return np.minimum(np.maximum(c + unit * tau * h, lower), upper)
+    tau = u * total
+    tau -= below
+    if np.all(
+        total * ratio < 2.0**-53
+    ):  # h(z) = 1 + z/2 + O(z²): within a quarter ulp of 1
+        tau *= unit
+    else:
+        z = np.abs(tau) * ratio
+        with np.errstate(divide="ignore", invalid="ignore"):
+            h = np.where(z > 0, -np.log1p(-z) / z, 1.0)
+        tau = unit * tau * h
+    tau += c
+    return np.minimum(np.maximum(tau, lower), upper)

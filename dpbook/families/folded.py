@@ -45,7 +45,6 @@ from scipy import special
 from .._kernels import validation as check
 from .._kernels.arrays import _compact
 from .._kernels.laplace import (
-    _draw_offsets,
     _laplace_cdf,
     _laplace_isf,
     _laplace_logcdf,
@@ -53,7 +52,9 @@ from .._kernels.laplace import (
     _laplace_logsf,
     _laplace_ppf,
     _laplace_sf,
+    _offsets_in_place,
 )
+from .._kernels.sampling import _uniform_blocks
 from ..audit.description import corner_pairs, laplace_cdf_curvature, laplace_description
 from ..mechanism import Mechanism
 
@@ -378,52 +379,72 @@ class FoldedLaplace(Mechanism):
 
     @_quiet
     def _sample(self, q, shape, rng):
+        """Inverse cdf from one uniform per draw, block by block (``dpbook._kernels.sampling``)."""
         b, side = self.scale, self._side
+        q = _compact(q)
         if side == "none":
-            x = _draw_offsets(rng, shape, b)
-            x += q
-            return x
+
+            def draw(t, q):
+                t *= 2.0
+                t -= 1.0
+                x = _offsets_in_place(t, b)
+                x += q
+                return x
+
+            return _uniform_blocks(rng, shape, q, draw)
         if side != "both":
             # one reflection: |(q - lower) + L_b| from the lower bound (mirrored for an upper bound)
-            x = _draw_offsets(rng, shape, b)
-            x += self._inward(_compact(q))
-            np.abs(x, out=x)
-            if side == "lower":
-                x += self.lower
-                return x
-            np.subtract(self.upper, x, out=x)
-            return x
+            lower, upper = self.lower, self.upper
+
+            def draw(t, p):
+                t *= 2.0
+                t -= 1.0
+                x = _offsets_in_place(t, b)
+                x += p
+                np.abs(x, out=x)
+                if side == "lower":
+                    x += lower
+                    return x
+                return np.subtract(upper, x, out=x)
+
+            return _uniform_blocks(rng, shape, self._inward(q), draw)
         # both bounds: only L_b modulo the period 2w matters, and |L_b| mod 2w is an exponential truncated to
         # [0, 2w) (memorylessness), drawn by inverting its cdf: R = -b log(1 - V g), g = 1 - e^{-2w/b}, V uniform
-        w = self._width
-        t = rng.random(shape if shape != () else (1,))
-        t *= 2.0
-        t -= 1.0  # sign and V = |t|
-        r = np.abs(t)
+        w, lower, upper = self._width, self.lower, self.upper
         big = 2 * (w / b)
-        if (
-            big >= 1.0
-        ):  # 1 - V g = (1 - V) g + e^{-2W}: two positive terms, one log (numpy's own resolution)
-            np.subtract(1.0, r, out=r)
-            r *= -np.expm1(-big)
-            r += max(math.exp(-min(big, 800.0)), 5e-324)
-            np.log(r, out=r)
-            r *= -b
-        elif big > 1e-280:  # log1p keeps R's relative accuracy when g is small
-            r *= np.expm1(-big)
-            np.log1p(r, out=r)
-            r *= -b
-        else:  # W below 1e-280: the truncated exponential is uniform on [0, 2w) to 1e-280
-            r *= 2 * w
-        np.copysign(r, t, out=r)
-        r += self._fold(_compact(q))  # z = p + s R in (-2w, 3w)
-        np.abs(r, out=r)
-        # its fold into [0, w]: |z| itself where |z| <= w (w - (w - |z|) would round a draw far below w to 0),
-        # else |w - |w - |z||| = 2w - |z| or |z| - 2w
-        r = np.where(r <= w, r, np.abs(w - np.abs(w - r)))
-        r += self.lower
-        np.minimum(r, self.upper, out=r)
-        return r if shape != () else r.reshape(())
+        g, floor = -np.expm1(-big), max(math.exp(-min(big, 800.0)), 5e-324)
+        tiny, two_w = np.expm1(-big), 2 * w
+
+        def draw(t, p):
+            t *= 2.0
+            t -= 1.0  # sign and V = |t|
+            r = np.abs(t)
+            if big >= 1.0:
+                # 1 - V g = (1 - V) g + e^{-2W}: two positive terms, one log (numpy's own resolution)
+                np.subtract(1.0, r, out=r)
+                r *= g
+                r += floor
+                np.log(r, out=r)
+                r *= -b
+            elif big > 2.0**-52:  # log1p keeps R's relative accuracy when g is small
+                r *= tiny
+                np.log1p(r, out=r)
+                r *= -b
+            else:  # 2W below 2^-52: the truncated exponential is uniform on [0, 2w) to half an ulp
+                r *= 2 * w
+            np.copysign(r, t, out=r)
+            r += p  # z = p + s R in (-2w, 3w)
+            np.abs(r, out=r)
+            # its fold into [0, w]: |z| itself where |z| <= w (w - (w - |z|) would round a draw far below w
+            # to 0), else |2w - |z||, exact for |z| in [w, 4w] (Sterbenz)
+            np.subtract(two_w, r, out=t)
+            np.abs(t, out=t)
+            r = np.where(r <= w, r, t)
+            if lower:
+                r += lower
+            return np.minimum(r, upper, out=r)
+
+        return _uniform_blocks(rng, shape, self._fold(q), draw)
 
     def _inner_quantile(self, level, p, upper_side):
         """The ``y`` in ``[0, w]`` with ``P(Y <= y) = level`` (``upper_side=False``) or ``P(Y > y) = level``.

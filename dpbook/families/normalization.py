@@ -32,6 +32,8 @@ from .._kernels.laplace import (
     RESOLUTION,
     _laplace_logpdf,
     _piece_log_mass,
+    _piece_quantile_in_place,
+    _piece_table,
     _quantile_in_place,
     _truncated_moments_units,
 )
@@ -42,8 +44,7 @@ __all__ = ["CroftLaplace", "Normalized"]
 
 
 #: up to this many piece edges a draw's piece is found by comparing with all of them, faster than bisection
-#: (and counted in ``int8``, so at most 127)
-_FEW_PIECES = 64
+_FEW_PIECES = 16
 
 
 #: draws per block when sampling a union for one ``q`` (temporaries of 256 kB)
@@ -182,30 +183,26 @@ def _ppf(p, q, scale, lo, hi, floor):
     cum /= cum[-1]
     start = np.concatenate([np.zeros_like(cum[:1]), cum[:-1]])
     width = cum - start
+    live = np.flatnonzero(width.ravel() > 0) if q.size == 1 else ()
     width[width < 1e-300] = (
         1.0  # a slot this narrow is (almost) never hit; 1/width would overflow
     )
     a, b = _pieces(lo, hi, q.ndim)
     c = np.clip(q, a, b)
     with np.errstate(divide="ignore"):
-        if q.size == 1:
-            edges, piece, c, scale = (
-                cum.ravel()[:-1],
-                (start.ravel(), width.ravel()),
-                c.ravel(),
-                scale.item(),
+        if len(live) == 1:  # every other piece's mass is 0 in the doubles: one interval
+            j = live[0]
+            return _quantile_in_place(
+                p, c.ravel()[j], scale.item(), lo[j], hi[j], floor=floor
             )
+        if q.size == 1:
+            edges, scale = cum.ravel()[:-1], scale.item()
+            table = _piece_table(c.ravel(), scale, lo, hi, start.ravel(), width.ravel())
             flat = p.reshape(-1)
             for i in range(0, flat.size, _BLOCK):
                 u = flat[i : i + _BLOCK]
-                flat[i : i + _BLOCK] = _quantile_in_place(
-                    u,
-                    c,
-                    scale,
-                    lo,
-                    hi,
-                    floor=floor,
-                    piece=(_piece_index(edges, u), *piece),
+                flat[i : i + _BLOCK] = _piece_quantile_in_place(
+                    u, _piece_index(edges, u), table, scale, floor
                 )
             return flat.reshape(p.shape)
         k = np.sum(cum[:-1] <= p, axis=0)
@@ -222,7 +219,10 @@ def _ppf(p, q, scale, lo, hi, floor):
 def _piece_index(edges, p):
     """The number of ``edges`` (sorted, one fewer than the pieces) at or below each ``p``: its piece."""
     if len(edges) <= _FEW_PIECES:
-        return np.sum(edges[:, None] <= p, axis=0, dtype=np.int8).astype(np.intp)
+        k = np.zeros(p.shape, dtype=np.intp)
+        for edge in edges:
+            k += p >= edge
+        return k
     return np.searchsorted(edges, p, side="right")
 
 

@@ -36,6 +36,9 @@ __all__ = [
     "piecewise_linear_phi",
 ]
 
+#: the largest finite double (a check of φ's values that costs no array)
+_FLOAT_MAX = float(np.finfo(float).max)
+
 
 def ramp_worst_bias(shift, scale):
     """``B(α) = max{(b/2) e^{-α/b}, α}``, the worst-case bias of the translated ramp (McGlinchey–Mason Thm 4.1).
@@ -296,6 +299,16 @@ class PostProcessed(Mechanism):
             )
         return y
 
+    def _phi_at(self, x):
+        """``φ(x)`` at one float ``x``, checked as :meth:`_phi` checks it (the integrands' fast path:
+        QUADPACK asks for one point at a time, and an array per point costs more than ``φ`` itself)."""
+        y = float(self.phi(x))
+        if not (y >= 0.0 and y <= _FLOAT_MAX):
+            raise ValueError(
+                f"phi must return finite values >= 0, got phi({x!r}) = {y!r}"
+            )
+        return y
+
     # --- integrals against the Laplace law ---------------------------------------------------
     def _expect(self, g, q, *, unit, side=None, noise=0.0):
         """``E g(Y_q) = (1/2) ∫ g(q + b t) e^{-|t|} dt``, in the standardized variable ``t = (x - q)/b``.
@@ -354,7 +367,7 @@ class PostProcessed(Mechanism):
     def _bias(self, q):
         return self._each(
             lambda v: self._expect(
-                lambda x: self._phi(x) - x, v, unit=self.scale, noise=self._noise(v)
+                lambda x: self._phi_at(x) - x, v, unit=self.scale, noise=self._noise(v)
             ),
             q,
         )
@@ -380,10 +393,10 @@ class PostProcessed(Mechanism):
             unit = max(b, float(np.spacing(abs(m))))
             noise = 1e3 * self._noise(v) / unit
             d1 = self._expect(
-                lambda x: (self._phi(x) - m) / unit, v, unit=1.0, noise=noise
+                lambda x: (self._phi_at(x) - m) / unit, v, unit=1.0, noise=noise
             )
             d2 = self._expect(
-                lambda x: ((self._phi(x) - m) / unit) ** 2, v, unit=1.0, noise=noise
+                lambda x: ((self._phi_at(x) - m) / unit) ** 2, v, unit=1.0, noise=noise
             )
             with np.errstate(over="ignore"):
                 return float(

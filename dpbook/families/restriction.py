@@ -12,6 +12,7 @@ from scipy import special, stats
 
 from .._kernels import validation as check
 from .._kernels.arrays import _below, _compact, _float, _invert_cdf
+from .._kernels.sampling import _uniform_blocks
 from ..audit.description import PrivacyDescription, corner_pairs, union_description
 from ..families.truncation import Truncated
 from ..mechanism import Mechanism
@@ -632,9 +633,13 @@ class Restricted(Mechanism):
         return self.base_ppf(u, q), self.ppf(u, q)
 
     def _sample(self, q, shape, rng):
-        """Inverse CDF.  Laplace and normal bases take a direct route (the laws are the same):
-        Laplace is :class:`dpbook.Truncated` on ``[0, inf)``; for the normal, ``Z >= c`` is sampled as
-        ``-ndtri(u Φ(-c))``, one ``ndtri`` per draw.  Other bases go through scipy's ``ppf``/``isf``."""
+        """Inverse cdf of one uniform per draw, in the base's standard units around the cut, vectorized.
+
+        Laplace and normal bases take a direct route (the laws are the same): Laplace is
+        :class:`dpbook.Truncated` on ``[0, inf)``; for the normal, ``Z >= c`` is sampled as ``-ndtri(u Φ(-c))``,
+        one ``ndtri`` per draw, or, for one cut keeping at least 99% of the mass, by rejection from numpy's
+        normals (:func:`_normal_above`).  A logistic base has a closed form (:meth:`_logistic_draws`); any
+        other base maps the uniforms to the base's quantiles once, vectorized (:meth:`_inverse_draws`)."""
         name = self.base.dist.name
         if name in ("laplace", "norm"):
             loc, scale = self._loc_scale()
@@ -646,7 +651,26 @@ class Restricted(Mechanism):
             with np.errstate(over="ignore"):
                 cut = np.clip(-(q + loc) / scale, -1e300, 1e300)
             keep = special.ndtr(-cut)  # P(N >= cut)
+            if keep.size == 1 and keep.item() >= _FAR_LEFT:
+                # a cut 2.3 or more standard deviations left of the mean: numpy's normals, the few below the
+                # cut drawn again (rejection, McGlinchey-Mason's own definition of the restricted release)
+                z = _normal_above(rng, shape, cut.item())
+                z *= scale
+                z += (q + loc).item()
+                return np.maximum(z, 0.0, out=z)
             if np.all(keep > 1e-300):
+                if keep.size == 1:  # one cut: in blocks, each value folded in once
+                    keep, lead = keep.item(), (q + loc).item()
+
+                    def draw(u, q):
+                        np.subtract(1.0, u, out=u)  # in (0, 1]: ndtri(0) would be -inf
+                        u *= keep
+                        z = special.ndtri(u)
+                        z *= -scale
+                        z += lead
+                        return np.maximum(z, 0.0, out=z)
+
+                    return _uniform_blocks(rng, shape, q, draw)
                 u = np.asarray(
                     rng.random(shape)
                 )  # a 0-d array, not a float, when shape is ()
@@ -660,10 +684,74 @@ class Restricted(Mechanism):
             return scale * _normal_excess(
                 np.broadcast_to(cut, shape), rng.random(shape)
             )
-        u = (rng.integers(0, 2**53, size=shape) + 0.5) / 2.0**53
-        if self._law_by_bisection():
-            return self._exact_ppf(u, np.broadcast_to(q, shape))
-        return self._ppf(u, q)
+        if name == "logistic":
+            return _uniform_blocks(rng, shape, _compact(q), self._logistic_draws)
+        u = np.asarray(rng.random(shape), dtype=float)
+        return self._inverse_draws(u, np.broadcast_to(q, u.shape))
+
+    def _logistic_draws(self, u, q):
+        """The restricted logistic law's quantiles at the uniforms ``u`` (overwritten), in closed form.
+
+        With ``S(w) = 1/(1 + e^w)`` the quantile solves ``S(W) = (1 - u) S(c)``: ``e^W = (e^c + u)/(1 - u)``.
+        Right of ``c = -34`` the release is ``s (W - c) = s log((1 + u e^{-c})/(1 - u))`` (an exponential
+        excess for a far cut), whose rounding near the cut, ``s 2^-53``, is that of the uniform itself; left of
+        it ``q + loc + s W``, with ``W = log((e^c + u)/(1 - u))``: the cut's own term ``e^c`` is below
+        ``2e-15``."""
+        loc, s = self._loc, self._scale
+        with np.errstate(over="ignore", divide="ignore"):
+            a = q + loc
+            c = -a / s
+            near = c >= -34.0
+            one_minus = np.subtract(1.0, u)
+            if np.all(near):  # the common case: one logarithm per draw
+                u *= np.exp(-c)
+                u += 1.0
+                u /= one_minus
+                np.log(u, out=u)
+                u *= s
+                return u
+            far = np.log((np.exp(np.minimum(c, 0.0)) + u) / one_minus) * s + a
+            close = np.log((1.0 + u * np.exp(-np.maximum(c, -34.0))) / one_minus) * s
+        return np.maximum(np.where(near, close, far), 0.0)
+
+    def _inverse_draws(self, u, q):
+        """The restricted law's quantiles at the uniforms ``u`` through the base's own quantile functions, called
+        once on all draws (Student t: ``scipy.special.stdtrit``; other bases: scipy's ``ppf``/``isf``).
+
+        In the base's standard units with the cut ``c``: right of the base median the upper tail is the
+        accurate one, ``W = isf(e^{log S(c) + log(1 - u)})`` and the release is the excess ``s (W - c)``; left
+        of it ``W`` solves ``F(W) = F(c) + u S(c)`` (``ppf`` up to 1/2, ``isf`` of ``(1 - u) S(c)`` beyond) and
+        the release is ``q + loc + s W``.  For a Student t cut beyond ``max(1e10, sqrt(1e17 ν))`` the tail is
+        Pareto to every digit, ``s (W - c) = (-q - loc) expm1(-log(1 - u)/ν)``.  Draws whose target leaves the
+        doubles (a tail mass below 1e-300) go to the exact inversion of the log-space law (:meth:`_exact_ppf`).
+        """
+        kit, loc, s = self._kit, self._loc, self._scale
+        with np.errstate(all="ignore"):
+            a = q + loc
+            c = -a / s
+            L = np.log(np.abs(a)) - np.log(s)
+            lS, lF = kit.lS(c, L), kit.lF(c, L)
+            log_rest = np.log1p(-u)
+            right = c >= kit.median
+            target = lS + log_rest  # log S(W)
+            p = np.exp(lF) + u * np.exp(lS)  # F(W), left of the median
+            upper = right | (p > 0.5)
+            w = np.where(
+                upper,
+                kit.isf(np.exp(target)),
+                kit.ppf(np.minimum(p, 0.5)),
+            )
+            x = np.where(right, s * (w - c), a + s * w)
+            if isinstance(kit, _StudentTail):
+                pareto = c > max(_BIG, np.sqrt(1e17 * kit.nu))
+                x = np.where(pareto, -a * np.expm1(-log_rest / kit.nu), x)
+            else:
+                pareto = np.zeros((), dtype=bool)
+            lost = ~np.isfinite(x) | (upper & ~pareto & (target < -690.0))
+        x = np.array(np.maximum(x, 0.0), dtype=float)  # (0-d stays an array)
+        if lost.any():
+            x[lost] = self._exact_ppf(u[lost], q[lost])
+        return x
 
     def _loc_scale(self):
         """``(loc, scale)`` of a Laplace or normal base: its mean, and its std over √2 or 1."""
@@ -835,6 +923,12 @@ class _StudentTail(_Symmetric):
     def _log_x(self, L):
         return np.log(self.nu) - 2 * L - np.log1p(self.nu * np.exp(-2 * L))
 
+    def ppf(self, p):
+        return special.stdtrit(self.nu, p)
+
+    def isf(self, p):
+        return -special.stdtrit(self.nu, p)
+
     def lS(self, w, L):
         lx = self._log_x(L)
         far = self._a * lx + self._c0 + np.log1p(self._k1 * np.exp(lx))
@@ -889,6 +983,12 @@ class _GenericTail:
     def __init__(self, std):
         self.law = std
         self.median = float(std.median())
+
+    def ppf(self, p):
+        return self.law.ppf(p)
+
+    def isf(self, p):
+        return self.law.isf(p)
 
     def lS(self, w, L):
         return self._tail(
@@ -959,6 +1059,22 @@ class _GenericTail:
         return np.nan_to_num(
             self.lF(z, Lz) - self.lF(c, Lc), nan=np.inf, posinf=np.inf, neginf=-np.inf
         )
+
+
+#: the kept mass ``P(Z >= c)`` from which a normal base is sampled by rejection (at most 1% of the proposals
+#: drawn again, each far cheaper than an ``ndtri``)
+_FAR_LEFT = 0.99
+
+
+def _normal_above(rng, shape, cut):
+    """Standard normal draws of shape ``shape`` conditioned on ``>= cut`` (a cut far left of the mean): numpy's
+    normals, those below the cut drawn again until none is left."""
+    z = np.asarray(rng.standard_normal(shape))
+    low = z < cut
+    while low.any():
+        z[low] = rng.standard_normal(int(np.count_nonzero(low)))
+        low = z < cut
+    return z
 
 
 def _normal_excess(cut, u):

@@ -9,13 +9,15 @@ import numpy as np
 from scipy import special
 
 from .._kernels import validation as check
-from .._kernels.arrays import _float
+from .._kernels.arrays import _compact, _float
 from .._kernels.laplace import (
     _laplace_cdf,
     _laplace_logpdf,
     _laplace_sf,
+    _offsets_in_place,
     _piece_log_mass,
 )
+from .._kernels.sampling import _uniform_blocks
 from ..audit.description import corner_pairs, laplace_description
 from ..mechanism import Mechanism
 
@@ -97,6 +99,26 @@ def _step_args(q, edges, values, shift, scale):
     return q, e, v, d, b
 
 
+#: up to this many edges a point's cell is counted by one comparison per edge, faster than a bisection
+_FEW_EDGES = 8
+
+
+def _step_map(x, edges, values, shift, out=None):
+    """``φ(x)`` on a float array without NaN: ``values[k]`` on ``(e_{k-1}, e_k]``, ``x - shift`` beyond the
+    last edge; into ``out`` when given (which may be ``x`` itself).
+
+    The cell ``k`` (the number of edges below ``x``) is counted by comparisons with few edges and found by
+    bisection with many; its value is looked up, and the tail chosen by a branchless select."""
+    if edges.size > _FEW_EDGES:
+        k = np.searchsorted(edges, x, side="left")
+    else:
+        k = np.zeros(x.shape, dtype=np.intp)
+        for e in edges:
+            k += x > e
+    inside = np.take(values, k, mode="clip")  # k = n: the tail, selected below
+    return np.where(x > edges[-1], np.subtract(x, shift, out=out), inside)
+
+
 def _bias(q, e, v, d, b):
     s = e[-1]
     cells = laplace_cell_masses(q, e, b) @ v
@@ -172,10 +194,9 @@ class StepPostProcessed(Mechanism):
 
     def phi(self, x):
         """``φ(x)``, vectorized."""
-        x = check.real_array("x", x)
-        k = np.searchsorted(self.edges, x, side="left")
-        inside = self.values[np.minimum(k, self.values.size - 1)]
-        return _float(np.where(x > self.edges[-1], x - self.shift, inside))
+        return _float(
+            _step_map(check.real_array("x", x), self.edges, self.values, self.shift)
+        )
 
     def _bias(self, q):
         return _bias(q, self.edges, self.values, self.shift, self.scale)
@@ -291,7 +312,38 @@ class StepPostProcessed(Mechanism):
         return out
 
     def _sample(self, q, shape, rng):
-        return self.phi(rng.laplace(q, self.scale, size=shape))
+        """``φ(q + L_b)`` by inverse cdf, one uniform ``u`` per draw, block by block.
+
+        For one true value at or below the last edge ``e_n`` the cell of a draw is read off ``u`` itself (its
+        place among the Laplace cdf at the edges) and only the tail beyond ``e_n``, in the upper branch of the
+        law, needs ``q + L_b = q - b log(2 - 2u)``; otherwise ``q + L_b`` is drawn (one logarithm per draw, as
+        every Laplace sampler of the library) and ``φ`` applied to it."""
+        b, e, v, d = self.scale, self.edges, self.values, self.shift
+        q = _compact(q)
+        if q.size == 1 and q.item() <= e[-1]:
+            cuts, lead, last = _laplace_cdf(e, q.item(), b), q.item() - d, e.size
+
+            def draw(u, q):
+                k = np.zeros(u.shape, dtype=np.intp)
+                for cut in cuts:
+                    k += u > cut
+                x = np.multiply(u, -2.0)
+                x += 2.0  # 2 - 2u in (0, 2], exactly
+                np.log(x, out=x)
+                x *= -b
+                x += lead
+                return np.where(k == last, x, np.take(v, k, mode="clip"))
+
+        else:
+
+            def draw(t, q):
+                t *= 2.0
+                t -= 1.0
+                x = _offsets_in_place(t, b)
+                x += q
+                return _step_map(x, e, v, d, out=t)
+
+        return _uniform_blocks(rng, shape, q, draw)
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):

@@ -27,8 +27,8 @@ and ``grid={control: values}`` (``None`` for every option of a dropdown) says wh
 published page offers and at which values; the others stay at their defaults there.
 
 The views themselves live in one module per part of the book: ``bounded``, ``studies``,
-``nonnegative``, ``normalized``, ``choosing`` and ``peers``.  Nothing in :mod:`dpbook` imports this
-package.
+``nonnegative``, ``normalized``, ``choosing`` and ``peers``, and ``bounds`` (where the bounds come
+from: the clipping trade-off).  Nothing in :mod:`dpbook` imports this package.
 """
 
 from __future__ import annotations

@@ -259,7 +259,7 @@ _BASES = {"laplace": stats.laplace(scale=1.0), "gaussian": stats.norm(scale=1.0)
 @view(
     q=(0.0, 3.0, 0.05),
     base=list(_BASES),
-    grid={"base": None, "q": tuple(0.25 * k for k in range(13))},
+    grid={"base": None, "q": tuple(0.5 * k for k in range(7))},
 )
 def draw_quantile_coupling(q=0.5, base="laplace"):
     """The quantile coupling of Prop. 6: ``u ↦ Y_q(u)`` and ``u ↦ Ŷ_q(u)`` with the region ``S_q``."""
@@ -335,7 +335,7 @@ def _family_bias(family, shift, width, slope, offset, scale, q_max):
     offset=(0.0, 0.5, 0.001),
     grid={
         "family": ("piecewise_linear", "translated_ramp", "softplus"),
-        "shift": (0.25, 0.5, 0.75, 1.0, 1.2353, 1.5, 2.0),
+        "shift": (0.25, 0.5, 1.0, 1.2353, 2.0),
     },
 )
 def draw_postprocessing_bias(

@@ -57,9 +57,7 @@ def _coverage_curves(mechanism, epsilon, upper, level):
     """Exact coverage over a grid of true values of the exact and the plug-in intervals (cached)."""
     mech = reporting_mechanism(mechanism, epsilon, upper)
     q = np.linspace(0.0, upper, COVERAGE_POINTS)
-    exact = dpbook.interval_coverage(
-        mech, lambda x: dpbook.confidence_interval(mech, x, level), q
-    )
+    exact = dpbook.interval_coverage(mech, dpbook.ExactInterval(mech, level), q)
     plugin = dpbook.interval_coverage(
         mech, lambda x: dpbook.plugin_interval(mech, x, level), q
     )

@@ -11,6 +11,7 @@ As a whole, χ² goodness of fit against the pmf on 10^6 draws over a grid of sc
 
 from __future__ import annotations
 
+import decimal
 import math
 from fractions import Fraction
 
@@ -162,24 +163,6 @@ def test_bernoulli_exp_fraction_split_draws_are_exact(monkeypatch, a, c):
     assert pruned == gamma**rounds / math.factorial(rounds)
 
 
-@pytest.mark.parametrize("g, f, c", [(1, 0, 1), (2, 1, 2), (3, 2, 3)])
-def test_bernoulli_exp_large_is_exact_within_truncation(g, f, c):
-    """Bernoulli(exp(-(g + f/c))): enumerated P(1) <= exp(-γ) <= P(1) + pruned.
-
-    Paths below probability 1e-4 are pruned; the pruned mass (the bound) is under 0.01 (2.5e-5,
-    4.0e-4 and 7.6e-3 for the three cases).
-    """
-    law, pruned = enumerate_law(
-        lambda rng: es._bernoulli_exp_large(rng, 1, g, f, c),
-        min_prob=Fraction(1, 10**4),
-        cuts={1, f},
-    )
-    p = law.get((True,), Fraction(0))
-    target = math.exp(-(g + f / c))
-    assert float(p) <= target + 1e-15 and target <= float(p + pruned) + 1e-15
-    assert pruned < Fraction(1, 100)  # the bound is informative
-
-
 @pytest.mark.parametrize(
     "m, num, den, min_prob",
     [
@@ -210,41 +193,192 @@ def test_truncated_geometric_is_exact_within_truncation(m, num, den, min_prob):
     assert pruned < Fraction(1, 50)
 
 
+# --- exact thresholds: brackets of exp(-p/q) and the floors ⌊2^w s_g⌋ --------------------------------
+
+
+def _decimal_s(g, num, den, m, digits=80):
+    """s_g = 2α/(1 + α) · α^(m·g), α = exp(-den/num), by the decimal module (an independent method)."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = digits
+        alpha = (-decimal.Decimal(den) / decimal.Decimal(num)).exp()
+        power = (-decimal.Decimal((1 + m * g) * den) / decimal.Decimal(num)).exp()
+        return 2 * power / (1 + alpha)
+
+
+def _decimal_floor(g, bits, num, den, m):
+    with decimal.localcontext() as ctx:
+        ctx.prec = 100
+        x = _decimal_s(g, num, den, m, digits=100) * (decimal.Decimal(2) ** bits)
+        floor = int(x)
+        # well determined: 100 significant digits, and no integer within 10^-80 relative of x
+        assert min(x - floor, floor + 1 - x) > x * decimal.Decimal(10) ** -80
+        return floor
+
+
+@pytest.mark.parametrize(
+    "p, q, prec",
+    [
+        (1, 1, 64),
+        (1, 3, 100),
+        (7, 2, 90),
+        (0, 5, 20),
+        (10**6, 3, 200),
+        (5, 2**61 + 1, 70),
+    ]
+    + [
+        (int(p), int(q), 80)
+        for p, q in np.random.default_rng(3).integers(1, 10**9, (6, 2))
+    ],
+)
+def test_exp_bracket_holds_the_value_and_is_tight(p, q, prec):
+    """lo <= 2^prec e^{-p/q} <= hi with hi - lo <= 2, against the decimal module at 100 digits."""
+    lo, hi = es._exp_neg(p, q, prec)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 100
+        x = (-decimal.Decimal(p) / decimal.Decimal(q)).exp() * decimal.Decimal(
+            2
+        ) ** prec
+    assert lo <= x <= hi and 0 <= hi - lo <= 2, (lo, x, hi)
+
+
+@pytest.mark.parametrize(
+    "scale", [Fraction(1), Fraction(7, 3), 0.3, 17.3, Fraction(10**4), 2.0**52, 1e-3]
+)
+def test_thresholds_are_the_exact_floors(scale):
+    """Every table entry is ⌊2^63 s_g⌋ computed independently (decimal, 100 digits), and the table
+    ends where the floors reach 0; the exact fallback agrees too."""
+    num, den = es._exact_ratio(scale)
+    m = max(1, num // (den * es._BLOCK))
+    table = es._Table(num, den, m, 63, 12)
+    expected = []
+    while (t := _decimal_floor(len(expected), 63, num, den, m)) > 0:
+        expected.append(t)
+    assert table.thresholds.tolist() == expected
+    for g in (0, len(expected) // 2, len(expected)):
+        assert es._threshold_floor(g, 63, num, den, m) == _decimal_floor(
+            g, 63, num, den, m
+        )
+        assert es._threshold_floor(g, 126, num, den, m) == _decimal_floor(
+            g, 126, num, den, m
+        )
+
+
+class _FixedWords:
+    """A generator whose ``integers(-2**63, 2**63, size)`` returns given words (and nothing else)."""
+
+    def __init__(self, words):
+        self.words = np.asarray(words, dtype=np.int64)
+
+    def integers(self, low, high, size=None):
+        assert (low, high, size) == (-(2**63), 2**63, self.words.size)
+        return self.words
+
+
+@pytest.mark.parametrize("scale", [Fraction(1), 0.3, 17.3, Fraction(10**4)])
+def test_guide_table_count_is_the_count_of_thresholds_above(scale):
+    """The two-lookup count equals #{g : T_g > U} at every threshold, its neighbours, every bucket
+    edge and random words, for both signs (ties excluded: they read more words)."""
+    num, den = es._exact_ratio(scale)
+    m = max(1, num // (den * es._BLOCK))
+    table = es._table(num, den, m, 63, 12)
+    t = table.thresholds
+    edges = np.arange(1, 1 << 12, dtype=np.int64) << np.int64(51)
+    u = np.concatenate(
+        [
+            t - 1,
+            t + 1,
+            edges,
+            edges - 1,
+            np.random.default_rng(0).integers(1, 2**63, 10**5),
+        ]
+    )
+    u = u[(u > 0) & ~np.isin(u, t)]
+    words = np.concatenate([u, u + np.iinfo(np.int64).min])  # sign bit clear, then set
+    g, sign = es._block_count(_FixedWords(words), words.size, table)
+    expected = (t[None, :] > u[:, None]).sum(axis=1)
+    assert np.array_equal(g, np.concatenate([expected, expected]))
+    assert np.array_equal(sign, np.repeat([0, -1], u.size))
+
+
 def _pmf(k, scale):
     alpha = math.exp(-1.0 / scale)
     return (1 - alpha) / (1 + alpha) * alpha ** abs(k)
 
 
-@pytest.mark.parametrize("scale, min_prob", [(Fraction(1), Fraction(1, 10**5))])
-def test_whole_sampler_is_exact_within_truncation(scale, min_prob):
-    """All of Algorithm 2 at scale 1 (the geometric, the sign, the rejection of −0) enumerated.
+def _exact_pmf(k, scale):
+    """The pmf at an exact rational scale, by the decimal module."""
+    scale = Fraction(scale)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        alpha = (
+            -decimal.Decimal(scale.denominator) / decimal.Decimal(scale.numerator)
+        ).exp()
+        return (1 - alpha) / (1 + alpha) * alpha ** abs(k)
 
-    Paths below probability 1e-5 are pruned: the bound is the pruned mass, 6.0e-3.  (Larger
-    scales and the scale < 1 branch multiply the paths; their blocks are enumerated above and the
-    whole law is checked by χ² below.)
-    """
+
+def _assert_law(law, pruned, scale, *, present):
+    for (k,), p in law.items():
+        target = _exact_pmf(k, scale)
+        assert decimal.Decimal(p.numerator) / p.denominator <= target + decimal.Decimal(
+            "1e-30"
+        ), (k, p, target)
+        assert target <= decimal.Decimal((p + pruned).numerator) / (
+            p + pruned
+        ).denominator + decimal.Decimal("1e-30"), (k, p, target)
+    for k in present:
+        assert (k,) in law
+
+
+@pytest.mark.parametrize(
+    "scale, word, guide, block, min_prob",
+    [
+        (Fraction(1), 3, 3, 8, Fraction(1, 10**7)),
+        (Fraction(1, 2), 3, 2, 8, Fraction(1, 10**7)),
+        (Fraction(5, 2), 4, 2, 8, Fraction(1, 10**6)),
+        (Fraction(3, 2), 3, 1, 8, Fraction(1, 10**7)),
+    ],
+)
+def test_whole_sampler_with_short_words_is_exact(
+    monkeypatch, scale, word, guide, block, min_prob
+):
+    """The whole sampler with words of 3 or 4 bits, every path enumerated: ties with a threshold
+    happen at every other draw, so the exact count (further words compared with further bits of
+    s_g), the dense buckets and the guide table are all taken; every P(K = k) is within the
+    pruned mass (stated by the assertion) of the exact pmf."""
+    monkeypatch.setattr(es, "_WORD_BITS", word)
+    monkeypatch.setattr(es, "_GUIDE_BITS", guide)
+    monkeypatch.setattr(es, "_BLOCK", block)
     num, den = scale.numerator, scale.denominator
-    m = num // den
-    if m == 0:
-        cuts = {
-            1,
-            den % num,
-        }  # Bernoulli(exp(-1)) and Bernoulli(exp(-f/num)) thresholds; the sign
-    else:
-        cuts = {1, m * den} | set(range(1, m)) | {u * den for u in range(m)}
+    law, pruned = enumerate_law(
+        lambda rng: es._discrete_laplace(rng, 1, num, den), min_prob=min_prob
+    )
+    assert pruned < Fraction(1, 1000)
+    _assert_law(law, pruned, scale, present=range(-2, 3))
+
+
+@pytest.mark.parametrize(
+    "scale, block, min_prob",
+    [(Fraction(1), 8, Fraction(1, 10**7)), (Fraction(2), 1, Fraction(1, 10**5))],
+)
+def test_whole_sampler_is_exact_within_truncation(monkeypatch, scale, block, min_prob):
+    """The whole sampler at its real word size (63 bits), each run of first words between two
+    thresholds enumerated once (a tie has probability 2^-64 and is pruned): every P(K = k) is within
+    the pruned mass of the pmf (asserted: under 10^-3 at scale 1, 10^-2 at scale 2); at scale 2 with
+    blocks of m = 2, so with the remainder L (its draws compared with 1 only)."""
+    monkeypatch.setattr(es, "_BLOCK", block)
+    num, den = scale.numerator, scale.denominator
+    m = max(1, num // (den * es._BLOCK))
+    table = es._table(num, den, m, 63, 12)
+    half = 2**63
+    cuts = {half}
+    for t in table.thresholds.tolist():
+        cuts |= {t, t + 1, half + t, half + t + 1}
+    cuts |= {1} | {u * den for u in range(m)}  # the remainder and its Bernoulli draws
     law, pruned = enumerate_law(
         lambda rng: es._discrete_laplace(rng, 1, num, den), min_prob=min_prob, cuts=cuts
     )
-    assert pruned < Fraction(1, 100)
-    for (k,), p in law.items():
-        target = _pmf(k, float(scale))
-        assert float(p) <= target + 1e-15 and target <= float(p + pruned) + 1e-15, (
-            k,
-            p,
-            target,
-        )
-    for k in range(-2, 3):
-        assert (k,) in law
+    assert pruned < (Fraction(1, 1000) if m == 1 else Fraction(1, 100))
+    _assert_law(law, pruned, scale, present=range(-2, 3))
 
 
 def test_enumeration_catches_a_wrong_building_block(monkeypatch):

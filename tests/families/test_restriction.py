@@ -206,3 +206,80 @@ def test_sampler_of_located_and_scaled_bases(base, q):
     assert x.min() >= 0.0
     assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
     assert abs(x.mean() - mech.mean(q)) < 5 * x.std() / np.sqrt(x.size)
+
+
+# --- the samplers of the other bases -------------------------------------------------------------
+
+GUMBEL = stats.gumbel_r(loc=-np.euler_gamma)  # mean 0
+
+
+@pytest.mark.parametrize(
+    "base",
+    [stats.logistic(scale=0.7), stats.t(3, scale=1.5), stats.t(50), GUMBEL],
+    ids=lambda b: b.dist.name + str(b.args),
+)
+@pytest.mark.parametrize("q", [0.0, 0.8, 6.0, -2.0])
+def test_draws_are_the_quantiles_of_their_uniforms(base, q):
+    """Each draw is the restricted law's exact quantile (the log-space law inverted to its last bits) of its own
+    uniform, to 1e-9: the closed form for the logistic, the base's quantile function for the others."""
+    mech = dpbook.Restricted(base)
+    n = 4000
+    x = mech.sample(q, size=n, rng=np.random.default_rng(8))
+    u = np.random.default_rng(8).random(n)
+    keep = (u > 1e-6) & (
+        u < 1 - 1e-6
+    )  # near u = 0 both round at the resolution of the uniform
+    exact = mech._exact_ppf(u[keep], np.full(np.count_nonzero(keep), q))
+    assert np.allclose(x[keep], exact, rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize(
+    "base, q",
+    [
+        # logistic: cuts far left (q + W) and far right (an exponential excess), overflowing q/s, tiny scales
+        (stats.logistic(scale=1.0), 800.0),
+        (stats.logistic(scale=1.0), -800.0),
+        (stats.logistic(scale=1e-300), 1e-298),
+        (stats.logistic(scale=1e-300), -1.0),
+        (stats.logistic(scale=1e300), 3e300),
+        # t: the Pareto tail beyond 1e10 scales, an overflowing cut, and a cut whose tail mass underflows
+        (stats.t(3), -1e12),
+        (stats.t(3, scale=1e-300), -1.0),
+        (stats.t(50), -1e3),
+        (stats.t(3), 1e12),
+        # a generic base whose tail mass underflows at the cut: the exact log-space inversion takes over
+        (GUMBEL, -800.0),
+    ],
+)
+def test_sampler_of_other_bases_at_the_extremes(base, q):
+    """Finite draws on the support, distributed as the law (KS against its cdf, 20 000 draws)."""
+    mech = dpbook.Restricted(base)
+    x = mech.sample(q, size=20_000, rng=np.random.default_rng(2))
+    assert np.all(np.isfinite(x)) and x.min() >= 0.0
+    assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
+
+
+def test_logistic_sampler_with_a_true_value_per_draw():
+    """True values on both sides of the closed form's switch (cut -34) in one call: each column its own law."""
+    mech = dpbook.Restricted(stats.logistic)
+    qs = np.array([-3.0, 0.5, 40.0])
+    x = mech.sample(qs, size=(20_000, 3), rng=np.random.default_rng(6))
+    for k, q in enumerate(qs):
+        assert stats.kstest(x[:, k], lambda t: mech.cdf(t, q)).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("q", [2.4, 3.0, 40.0])
+def test_normal_sampler_by_rejection(q):
+    """A cut 2.33 or more standard deviations left of the mean is sampled by rejection from numpy's normals
+    (with a location and a scale): KS against the law, and nothing below 0."""
+    mech = dpbook.Restricted(stats.norm(loc=0.3, scale=1.1))
+    x = mech.sample(q, size=20_000, rng=np.random.default_rng(12))
+    assert (
+        x.min() > 0.0
+    )  # no mass at the cut: a proposal below it must be drawn again, not clipped
+    assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
+    assert abs(x.mean() - mech.mean(q)) < 5 * x.std() / np.sqrt(x.size)
+    assert mech.sample(q, rng=1) == mech.sample(q, rng=1)
+    assert np.all(
+        mech.sample(1e300, size=5, rng=1) == 1e300
+    )  # the noise below the doubles' spacing

@@ -1,0 +1,166 @@
+"""Execute the book's chapters on every core, into the execution cache the build reads.
+
+``jupyter-book build .`` executes the chapters one after the other (``execute_notebooks: cache``,
+myst-nb's cache mode), so on a two-core machine half the machine idles through the build's longest
+stage.  This tool executes them in parallel, one kernel per core, exactly as the build would
+(jupyter-cache's ``single_nb_execution`` in the notebook's folder, the timeout and ``allow_errors``
+of ``_config.yml``, the kernels' encrypted transport), and stores each executed notebook in the
+same cache (``<path-output>/_build/.jupyter_cache/<library hash>``, see
+``_ext/dpbook_site/cache.py``).  The build that follows then finds every chapter cached and
+executes nothing; a chapter already in the cache is not executed again.
+
+    python tools/execute_book.py [--path-output DIR] [--jobs N] [--budget SECONDS] [CHAPTER ...]
+
+It prints each chapter's execution seconds and the wall time, and exits with 2 when a chapter fails
+to execute, 1 (with ``--budget``) when one took longer than the budget, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "_ext"))
+
+from dpbook_site.cache import encrypt_kernel_transport, library_hash  # noqa: E402
+
+
+def chapters(root: Path = ROOT) -> list[Path]:
+    """The notebooks of ``_toc.yml``, in its order (the build's ``only_build_toc_files``)."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    files = []
+
+    def walk(entry):
+        if isinstance(entry, dict):
+            if "file" in entry:
+                files.append(entry["file"])
+            for value in entry.values():
+                if isinstance(value, list):
+                    for item in value:
+                        walk(item)
+
+    walk(toc)
+    paths = [root / f"{f}.ipynb" for f in files]
+    return [p for p in paths if p.is_file()]
+
+
+def execution_settings(root: Path = ROOT) -> dict:
+    """The ``execute:`` settings of ``_config.yml`` the build executes with."""
+    config = yaml.safe_load((root / "_config.yml").read_text()).get("execute", {})
+    if config.get("execute_notebooks") != "cache":
+        raise ValueError(
+            "execute_notebooks must be 'cache' in _config.yml for the build to read what this "
+            f"tool executes, not {config.get('execute_notebooks')!r}"
+        )
+    return {
+        "timeout": config.get("timeout", 30),
+        "allow_errors": config.get("allow_errors", False),
+    }
+
+
+def cache_path(path_output: Path, root: Path = ROOT) -> Path:
+    """The cache folder the build of ``--path-output path_output`` reads (``_ext/dpbook_site/cache.py``)."""
+    return (
+        Path(path_output).resolve() / "_build" / ".jupyter_cache" / library_hash(root)
+    )
+
+
+def _execute(path: str, timeout: int, allow_errors: bool):
+    """Execute one chapter in its folder (a worker process); returns the notebook and the outcome."""
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    encrypt_kernel_transport()
+    nb = nbformat.read(path, as_version=4)
+    result = single_nb_execution(
+        nb,
+        cwd=str(Path(path).parent),
+        allow_errors=allow_errors,
+        timeout=timeout,
+        meta_override=True,
+    )
+    error = None if result.err is None else result.exc_string
+    return path, nbformat.writes(nb), result.time, error
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--path-output", type=Path, default=ROOT)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--budget", type=float, default=None)
+    parser.add_argument(
+        "only", nargs="*", type=Path, help="these chapters only (default: every one)"
+    )
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.budget is not None and not args.budget > 0:
+        raise ValueError(f"--budget must be positive, not {args.budget}")
+
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    settings = execution_settings()
+    cache = get_cache(str(cache_path(args.path_output)))
+    todo = []
+    selected = {p.resolve() for p in args.only}
+    for path in chapters():
+        if selected and path.resolve() not in selected:
+            continue
+        try:
+            cache.match_cache_notebook(nbformat.read(path, as_version=4))
+        except KeyError:
+            todo.append(path)
+    print(
+        f"execute_book: {len(todo)} chapters to execute on {args.jobs} cores, "
+        f"cache {cache.path}",
+        flush=True,
+    )
+    start = time.perf_counter()
+    seconds, failed = {}, []
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        # the largest chapters first, so that the cores tend to finish together
+        todo.sort(key=lambda p: -p.stat().st_size)
+        futures = [
+            pool.submit(_execute, str(p), settings["timeout"], settings["allow_errors"])
+            for p in todo
+        ]
+        for future in as_completed(futures):
+            path, text, took, error = future.result()
+            name = Path(path).relative_to(ROOT).as_posix()
+            seconds[name] = took
+            if error is not None:
+                failed.append(name)
+                print(f"FAILED {name}\n{error}", flush=True)
+                continue
+            stage = cache.add_nb_to_project(path)
+            cache.cache_notebook_bundle(
+                CacheBundleIn(
+                    nbformat.reads(text, as_version=4),
+                    stage.uri,
+                    data={"execution_seconds": took},
+                ),
+                check_validity=False,
+                overwrite=True,
+            )
+            print(f"{took:7.1f} s  {name}", flush=True)
+    wall = time.perf_counter() - start
+    print(
+        f"execute_book: {len(seconds)} chapters, {sum(seconds.values()):.1f} s of kernel time "
+        f"in {wall:.1f} s wall on {args.jobs} cores"
+    )
+    over = {k: v for k, v in seconds.items() if args.budget and v > args.budget}
+    for name, took in sorted(over.items(), key=lambda kv: -kv[1]):
+        print(f"over the {args.budget:g} s budget: {name} ({took:.1f} s)")
+    return 2 if failed else 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
