@@ -172,19 +172,39 @@ class _Law:
         return self._breaks
 
 
-def _gk(f, a, b):
-    """Kronrod sums and |Kronrod - Gauss| on pieces ``[a_i, b_i]`` (finite), shape ``(pieces, P)``."""
+#: the absolute rounding of a tail probability as scipy computes it (often ``1 - F``): a few units of
+#: ``eps``; below it no quadrature can resolve an integral of the tail (next to a finite support end
+#: the tail itself is that small)
+_TAIL_ROUNDING = 64.0 * np.finfo(float).eps
+
+
+def _gk(f, a, b, weight=None):
+    """Kronrod sums and |Kronrod - Gauss| on pieces ``[a_i, b_i]`` (finite), shape ``(pieces, P)``.
+
+    With ``weight`` (``x -> `` the integrand's factor in front of the tail probability, shape like
+    ``f``'s), a piece's error at or below the rounding of the tail itself
+    (``_TAIL_ROUNDING`` × its length × the largest weight on it) counts as none."""
     mid = a / 2 + b / 2
     half = b / 2 - a / 2
-    y = f(mid[:, None] + half[:, None] * _NODES[None, :])  # (pieces, 15, P)
+    x = mid[:, None] + half[:, None] * _NODES[None, :]
+    y = f(x)  # (pieces, 15, P)
     value = half[:, None] * np.einsum("ijp,j->ip", y, _KRONROD)
     err = half[:, None] * np.abs(np.einsum("ijp,j->ip", y, _KRONROD - _GAUSS))
+    if weight is not None:
+        with np.errstate(
+            over="ignore", invalid="ignore"
+        ):  # inf: no floor beyond the doubles
+            floor = (
+                _TAIL_ROUNDING * 2.0 * half[:, None] * np.max(np.abs(weight(x)), axis=1)
+            )
+        err = np.where(err <= floor, 0.0, err)
     return value, err
 
 
-def _adaptive(f, edges, law, atol):
+def _adaptive(f, edges, law, atol, weight=None):
     """``∫ f`` (``P`` components) over consecutive pieces of ``edges`` (finite, ascending), each component
-    to ``RTOL |∫ f| + atol`` by the sum of the pieces' Kronrod–Gauss differences."""
+    to ``RTOL |∫ f| + atol`` by the sum of the pieces' Kronrod–Gauss differences (``weight``: see
+    :func:`_gk`)."""
     a, b = edges[:-1], edges[1:]
     keep = b > a
     a, b = a[keep], b[keep]
@@ -192,7 +212,7 @@ def _adaptive(f, edges, law, atol):
     for _ in range(_MAX_ROUNDS):
         if a.size == 0:
             break
-        value, err = _gk(f, a, b)
+        value, err = _gk(f, a, b, weight)
         total = _fsum(done, value)
         tol = RTOL * np.abs(total) + atol
         if np.all(done_err + err.sum(axis=0) <= tol):
@@ -204,7 +224,7 @@ def _adaptive(f, edges, law, atol):
         mid = a / 2 + b / 2
         split = (mid > a) & (mid < b)
         if not split.all():  # pieces too short to halve: take them as they are
-            value, err = _gk(f, a[~split], b[~split])
+            value, err = _gk(f, a[~split], b[~split], weight)
             done.append(value)
             done_err = done_err + err.sum(axis=0)
             a, b, mid = a[split], b[split], mid[split]
@@ -247,17 +267,20 @@ def _continuous_side(law, a, b, c, upper, powers):
     )
     powers = np.array(powers, dtype=float)
 
+    def weight(x):
+        with np.errstate(all="ignore"):
+            return (2.0 * np.abs(x - c))[..., None] ** powers
+
     def f(x):
         t = tail(x)[..., None]
         with np.errstate(all="ignore"):
-            weight = (2.0 * np.abs(x - c))[..., None] ** powers
-            return _masked(weight * t, t)
+            return _masked(weight(x) * t, t)
 
     finite = np.concatenate(
         [[a] if math.isfinite(a) else [], inner, [b] if math.isfinite(b) else []]
     )
     zero = np.zeros(powers.size)
-    total = _adaptive(f, finite, law, zero) if finite.size >= 2 else zero
+    total = _adaptive(f, finite, law, zero, weight) if finite.size >= 2 else zero
     atol = RTOL * np.abs(total)
     unit = np.array([0.0, 1.0])
     if not math.isfinite(b):  # [t, inf): x = t + w (1 - s)/s

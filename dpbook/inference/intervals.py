@@ -672,8 +672,11 @@ class ExactInterval:
     :func:`expected_length`: they find the releases whose interval holds ``q`` by a search over the
     doubles that any procedure needs, and for this one they start it at the family's quantiles
     ``ppf(α/2, q)`` and ``isf(α/2, q)`` (the ends of the acceptance region of the test at ``q``), so that
-    a few evaluations of the procedure replace some sixty.  The answer is the same double either
-    way (the search finds the unique switching point of the same predicate); only the cost changes.
+    a few evaluations of the procedure replace some sixty.  The answer is the same either way: the
+    searches look for the switch of the same predicate and find the same double, except where the
+    procedure's computed end lies within rounding of ``q`` over a few doubles, where they may stop at
+    different ones (the coverages then differ by the law's mass over those doubles, 2e-16 in the
+    library's tests); only the cost changes.
 
     Parameters
     ----------
@@ -763,7 +766,8 @@ def _both_ends(ends, q, lo, hi, guess=None):
     searches asked, ``None`` for all); both searches run as one batch (one call of ``ends`` per step).
     Without a ``guess`` each is a bisection over the doubles (64 halvings); with ``guess = (g0, g1)``
     (near the first and the last argument, e.g. a family's quantiles) a gallop from it
-    (:func:`_first_true`) finds the same doubles in a few steps."""
+    (:func:`_first_true`) finds the same switches in a few steps (the same doubles where the
+    predicate is monotone to the last bit)."""
     n = q.size
     flat = q.ravel()
     if guess is None:

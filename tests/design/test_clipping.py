@@ -408,3 +408,27 @@ def test_the_adaptive_rule_meets_its_tolerance_and_refuses_what_it_cannot():
     assert value[0] == pytest.approx(2 / 3, rel=1e-11)
     with pytest.raises(ValueError, match="expon"):  # 1/x diverges at 0
         _adaptive(lambda x: (1 / x)[..., None], one, law, np.zeros(1))
+
+
+def test_a_law_with_a_finite_support_end_near_the_clip():
+    """The uniform law on [4.2, 7.8]: the tail beyond a clip a few ulps-worth below 7.8 is about 1e-14,
+    below the absolute rounding of scipy's ``sf`` (computed as ``1 - cdf``).  The quadrature accepts an
+    error at that rounding instead of refusing the law, and the best clip agrees with a brute-force grid
+    of the MSE computed independently (closed-form moments of ``min(X, u)``)."""
+    law, n, eps = stats.uniform(4.2, 3.6), 100, 1.0
+    a, w = 4.2, 3.6
+
+    def mse(u):  # X ~ U(a, a + w), a <= u <= a + w, lower clip 0
+        m1 = (u * u - a * a) / (2 * w) + u * (a + w - u) / w
+        m2 = (u**3 - a**3) / (3 * w) + u * u * (a + w - u) / w
+        return (m1 - (a + w / 2)) ** 2 + (m2 - m1 * m1) / n + 2 * (u / (n * eps)) ** 2
+
+    grid = np.linspace(a, a + w, 36_001)
+    brute = grid[np.argmin(mse(grid))]
+    best = optimal_clip(law, n, eps, lower=0.0)
+    assert abs(best.upper - brute) <= grid[1] - grid[0]
+    assert best.mse.mse == pytest.approx(mse(best.upper), rel=1e-9)
+    for u in (7.79999964, 7.799999886158004, 7.7999999639999995):
+        assert clipping_bias(law, 0.0, u) == pytest.approx(
+            -((7.8 - u) ** 2) / 7.2, abs=1e-15
+        )
