@@ -294,17 +294,7 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
         k, slot, mass = piece
         table = _piece_table(c, scale, lower, upper, slot, mass)
         return _piece_quantile_in_place(p, k, table, scale, floor)
-    with np.errstate(over="ignore"):
-        a, b = (c - lower) / scale, (upper - c) / scale
-        # max(A', B') >= (upper - lower)/(2b): only an interval shorter than b/8 can be short (one test)
-        maybe_short = bool(
-            np.any(np.asarray(upper - lower) < 2 * _SHORT_QUANTILE * np.asarray(scale))
-        )
-    width, start = _half_mass(a, b), np.expm1(-a)
-    # an interval far shorter than the scale on both sides of c (below b/16: the offsets in units of b would
-    # lose more than 16 ulps of the interval, and every digit below 2^-53 b): its quantiles in units of the
-    # interval, from coefficients computed once per interval
-    short = np.maximum(a, b) < _SHORT_QUANTILE if maybe_short else np.zeros((), bool)
+    a, b, width, start, short = _window(c, scale, lower, upper)
     if short.all():
         return _short_quantile(p, *_short_coefficients(c, a, b, lower, upper, scale))
     if short.any():
@@ -328,6 +318,23 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
         w = np.array(w, dtype=float)
         w[short] = _short_quantile(fraction, *coefficients)
     return w
+
+
+def _window(c, scale, lower, upper):
+    """The interval ``[lower, upper]`` of the Laplace law around ``c``: ``A' = (c - l)/b``,
+    ``B' = (u - c)/b``, its mass ``2N`` (:func:`_half_mass`), ``start = e^{-A'} - 1``, and whether it is
+    *short*: far shorter than the scale on both sides of ``c`` (below b/16: the offsets in units of b
+    would lose more than 16 ulps of the interval, and every digit below 2^-53 b), so that its quantiles
+    are taken in units of the interval (:func:`_short_quantile`)."""
+    with np.errstate(over="ignore"):
+        a, b = (c - lower) / scale, (upper - c) / scale
+        # max(A', B') >= (upper - lower)/(2b): only an interval shorter than b/8 can be short (one test)
+        maybe_short = bool(
+            np.any(np.asarray(upper - lower) < 2 * _SHORT_QUANTILE * np.asarray(scale))
+        )
+    full, start = _half_mass(a, b), np.expm1(-a)
+    short = np.maximum(a, b) < _SHORT_QUANTILE if maybe_short else np.zeros((), bool)
+    return a, b, full, start, short
 
 
 def _exact_offsets(p, start, full, a, b, scale):
@@ -361,13 +368,7 @@ class _PieceTable(NamedTuple):
 
 def _piece_table(c, scale, lower, upper, slot, mass):
     """The :class:`_PieceTable` of the pieces ``[lower, upper]`` around ``c`` with slots ``[slot, slot + mass)``."""
-    with np.errstate(over="ignore"):
-        a, b = (c - lower) / scale, (upper - c) / scale
-        maybe_short = bool(
-            np.any(np.asarray(upper - lower) < 2 * _SHORT_QUANTILE * np.asarray(scale))
-        )
-    full, start = _half_mass(a, b), np.expm1(-a)
-    short = np.maximum(a, b) < _SHORT_QUANTILE if maybe_short else np.zeros((), bool)
+    a, b, full, start, short = _window(c, scale, lower, upper)
     coefficients = (
         _short_coefficients(c, a, b, lower, upper, scale) if short.any() else ()
     )

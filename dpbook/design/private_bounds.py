@@ -1305,25 +1305,12 @@ def private_mean_mse(
     (True, True)
     """
 
-    _end_to_end_setup(data, n, epsilon, method, reps, lower, upper, options)
-    _share(bounds_share)
-    _mean_family(family)
+    setup = _end_to_end_setup(data, n, epsilon, method, reps, lower, upper, options)
+    share = _share(bounds_share)
+    name = _mean_family(family)
     seed = _seed(rng)
     oracle = optimal_clip(data, n, epsilon, lower=oracle_lower, family=family)
-    return _private_mean_mse(
-        data,
-        n,
-        epsilon,
-        method,
-        bounds_share,
-        lower,
-        upper,
-        family,
-        reps,
-        seed,
-        oracle,
-        options,
-    )
+    return _private_mean_mse(data, method, share, name, seed, oracle, *setup)
 
 
 def _share(bounds_share):
@@ -1334,26 +1321,12 @@ def _share(bounds_share):
 
 
 def _private_mean_mse(
-    data,
-    n,
-    epsilon,
-    method,
-    bounds_share,
-    lower,
-    upper,
-    family,
-    reps,
-    rng,
-    oracle,
-    options,
+    data, method, share, name, seed, oracle, n, epsilon, reps, lo, hi, full
 ):
-    n, epsilon, reps, lo, hi, full = _end_to_end_setup(
-        data, n, epsilon, method, reps, lower, upper, options
-    )
-    share = _share(bounds_share)
-    name = _mean_family(family)
+    """:func:`private_mean_mse` on validated arguments (``n, epsilon, reps, lo, hi, full`` as
+    :func:`_end_to_end_setup` returns them), so that :func:`best_budget_split` validates once."""
     values = _end_to_end_values(
-        data, n, epsilon, share, method, reps, _seed(rng), lo, hi, name, full
+        data, n, epsilon, share, method, reps, seed, lo, hi, name, full
     )
     return PrivateMeanMSE(
         method=method,
@@ -1446,24 +1419,11 @@ def best_budget_split(
         raise ValueError(f"shares must be numbers in (0, 1), got {shares!r}")
 
     seed = _seed(rng)
-    _end_to_end_setup(data, n, epsilon, method, reps, lower, upper, options)
-    _mean_family(family)
+    setup = _end_to_end_setup(data, n, epsilon, method, reps, lower, upper, options)
+    name = _mean_family(family)
     oracle = optimal_clip(data, n, epsilon, lower=oracle_lower, family=family)
     results = tuple(
-        _private_mean_mse(
-            data,
-            n,
-            epsilon,
-            method,
-            float(s),
-            lower,
-            upper,
-            family,
-            reps,
-            seed,
-            oracle,
-            options,
-        )
+        _private_mean_mse(data, method, float(s), name, seed, oracle, *setup)
         for s in grid
     )
     mse = np.array([r.mse for r in results])

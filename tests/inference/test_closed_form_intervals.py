@@ -75,9 +75,9 @@ def cases(draw, names=CLOSED):
     return name, scale, lower, upper, level, seed
 
 
-@settings(max_examples=150, deadline=None)
-@given(cases())
-def test_closed_form_ends_are_the_bisections_doubles(case):
+def both_searches(case):
+    """``(mech, x, level, u, fast, slow)`` for the case's releases, plain (``u = None``) and randomized:
+    the ends with the closed-form start and without it."""
     name, scale, lower, upper, level, seed = case
     mech = build(name, scale, lower, upper)
     rng = np.random.default_rng(seed)
@@ -86,7 +86,13 @@ def test_closed_form_ends_are_the_bisections_doubles(case):
     v[:4] = [0.0, 1.0, 0.5, 1e-12]
     for u in (None, v):
         fast = ends(mech, x, level, u)
-        slow = ends(mech, x, level, u, closed_form=False)
+        yield mech, x, level, u, fast, ends(mech, x, level, u, closed_form=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(cases())
+def test_closed_form_ends_are_the_bisections_doubles(case):
+    for mech, x, level, u, fast, slow in both_searches(case):
         for side, (a, b) in enumerate(zip(fast, slow)):
             for i in np.flatnonzero(a != b):  # see switch_points
                 w = None if u is None else u[i]
@@ -98,15 +104,7 @@ def test_closed_form_ends_are_the_bisections_doubles(case):
 def test_conditioned_count_ends_are_the_searchs_integers(case):
     """DiscreteTruncated's quadratic roots (drawn scales from 10^-3 to 10^6, one- and two-sided and
     infinite bounds, releases on the bounds): the integer ends are the same as without them."""
-    name, scale, lower, upper, level, seed = case
-    mech = build(name, scale, lower, upper)
-    rng = np.random.default_rng(seed)
-    x = releases(mech, rng, 40)
-    v = rng.random(x.shape)
-    v[:4] = [0.0, 1.0, 0.5, 1e-12]
-    for u in (None, v):
-        fast = ends(mech, x, level, u)
-        slow = ends(mech, x, level, u, closed_form=False)
+    for _, _, _, _, fast, slow in both_searches(case):
         np.testing.assert_array_equal(fast[0], slow[0])
         np.testing.assert_array_equal(fast[1], slow[1])
 
