@@ -279,21 +279,14 @@ def _truncated_moments_units(q, scale, lower, upper):
 _SHORT_QUANTILE = 2.0**-4
 
 
-def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION, piece=None):
+def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION):
     """Overwrite the float array ``p`` with truncated quantiles (see :meth:`Truncated.ppf`).
 
     The uniform is mapped onto the centred probabilities of the interval's part of the Laplace law
     around ``c`` and passed through ``dpbook._kernels.laplace._offsets_in_place`` (``floor`` as there).
-
-    With ``piece=(k, start, mass)`` the intervals are the pieces of a mixture: ``c``, ``lower``,
-    ``upper``, ``start`` and ``mass`` (``> 0``) are 1-D with one entry per piece, point ``i`` belongs to
-    piece ``k[i]`` and ``p[i]`` is uniform on that piece's slot ``[start, start + mass)``: the pieces'
-    table (:func:`_piece_table`) is computed once and looked up per point (:func:`_piece_quantile_in_place`).
+    (The pieces of a mixture, each point in its own piece: :func:`_piece_table` and
+    :func:`_piece_quantile_in_place`.)
     """
-    if piece is not None:
-        k, slot, mass = piece
-        table = _piece_table(c, scale, lower, upper, slot, mass)
-        return _piece_quantile_in_place(p, k, table, scale, floor)
     a, b, width, start, short = _window(c, scale, lower, upper)
     if short.all():
         return _short_quantile(p, *_short_coefficients(c, a, b, lower, upper, scale))

@@ -193,8 +193,13 @@ def test_sampler_shapes_and_vector_q():
 
 
 def test_quantile_by_piece_matches_quantile_per_point():
-    """The lookup mode of the in-place quantile (one window per interval) against the per-point mode."""
-    from dpbook._kernels.laplace import _quantile_in_place
+    """The lookup mode of the in-place quantile (one window per interval, a mixture's pieces, as
+    ``Normalized`` samples) against the per-point mode."""
+    from dpbook._kernels.laplace import (
+        _piece_quantile_in_place,
+        _piece_table,
+        _quantile_in_place,
+    )
 
     lo, hi = np.array([-math.inf, 0.0, 2.0, 5.0]), np.array([-2.0, 1.0, 3.0, math.inf])
     start, mass = np.array([0.0, 0.1, 0.5, 0.7]), np.array([0.1, 0.4, 0.2, 0.3])
@@ -209,9 +214,8 @@ def test_quantile_by_piece_matches_quantile_per_point():
     ]:
         c = np.clip(q, lo, hi)
         with np.errstate(divide="ignore"):
-            by_piece = _quantile_in_place(
-                p.copy(), c, b, lo, hi, floor=floor, piece=(k, start, mass)
-            )
+            table = _piece_table(c, b, lo, hi, start, mass)
+            by_piece = _piece_quantile_in_place(p.copy(), k, table, b, floor)
             per_point = _quantile_in_place(
                 (p - start[k]) / mass[k], c[k], b, lo[k], hi[k], floor=floor
             )
