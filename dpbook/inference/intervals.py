@@ -812,7 +812,8 @@ def _both_ends(ends, q, lo, hi, guess=None):
             found[rest] = _first_true(
                 reached_rest, (rest.size,), _below(lo), hi, np.clip(g[rest], lo, hi)
             )
-            top = rest[found[rest] == hi]  # as _switch: +inf where it fails at hi too
+            # as _switch: +inf where it fails at hi too (the second search was asked at hi above)
+            top = rest[(found[rest] == hi) & (rest < n)]
             if top.size and np.isfinite(hi):
                 ok = np.asarray(reached(np.full(top.size, hi), top), dtype=bool)
                 found[top[~ok]] = np.inf
