@@ -42,6 +42,8 @@ from .audit import (
     privacy_report,
 )
 from .consistency import (
+    Hierarchy,
+    consistent_hierarchy,
     consistent_tree,
     consistent_tree_covariance,
     nearest_correlation,
@@ -162,6 +164,23 @@ from .families.restriction import Restricted
 from .families.rounding import Rounded
 from .families.step import StepPostProcessed, laplace_cell_masses
 from .families.truncation import Truncated
+from .histograms import (
+    POSTPROCESSINGS,
+    HistogramMoments,
+    Misallocation,
+    TopDownBias,
+    allocate,
+    clamp_counts,
+    expected_misallocation,
+    histogram_moments,
+    integer_simplex,
+    project_simplex,
+    release_histogram,
+    simplex_threshold,
+    simulate_histogram_moments,
+    topdown,
+    topdown_bias,
+)
 from .inference.intervals import (
     ConfidenceInterval,
     ExactInterval,
@@ -330,6 +349,24 @@ __all__ = [
     # the release card
     "ReleaseCard",
     "release_card",
+    # Many counts at once (Chapters 22–23)
+    "Hierarchy",
+    "consistent_hierarchy",
+    "clamp_counts",
+    "simplex_threshold",
+    "project_simplex",
+    "integer_simplex",
+    "topdown",
+    "TopDownBias",
+    "topdown_bias",
+    "POSTPROCESSINGS",
+    "release_histogram",
+    "HistogramMoments",
+    "histogram_moments",
+    "simulate_histogram_moments",
+    "Misallocation",
+    "allocate",
+    "expected_misallocation",
 ]
 
 from ._version import __version__  # noqa: E402, F401  (its one home; not in __all__)

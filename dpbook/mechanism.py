@@ -83,9 +83,12 @@ class Mechanism(abc.ABC):
         The true value ``q`` solving ``P_q(M < x) + v P_q(M = x) = p`` (``upper`` false) or
         ``P_q(M > x) + (1 - v) P_q(M = x) = p`` (``upper`` true) in closed form, vectorized (``±inf``
         where the transform stays on one side of ``p``), or ``None`` (default: no closed form, the
-        ends are found by bisection); a starting point only: the ends are searched from it on ``_cdf``/``_sf``
-        (the bisection's doubles wherever the computed tail is monotone; a wrong formula costs time,
-        never a wrong end) [intervals].
+        ends are found by bisection).  A plain array is a starting point only: the ends are searched
+        from it on ``_cdf``/``_sf`` (the bisection's doubles wherever the computed tail is monotone; a
+        wrong formula costs time, never a wrong end).  A ``dpbook._kernels.inversion.Root(root, width)``
+        adds a proved bound ``width`` on how far from ``root`` the computed transform can cross ``p``;
+        the intervals then take the ends from it without evaluating the law (over the integers the
+        search's own integers, over the doubles ``root`` moved outward by ``width``) [intervals].
 
     **Traits** (class attributes, declared here with their defaults):
 

@@ -4,7 +4,8 @@ Figures use fixed margins rather than a layout engine: constrained layout more t
 cost of a redraw, and widget redraws must be fast (``benchmarks/bench_widgets.py``).  For the same
 reason titles sit at a fixed height (``axes.titley``) instead of being lifted over whatever is above
 the axes, which costs a second layout of the tick labels on every draw; nothing of the book's figures
-is above the axes.  :class:`KeptFigure` redraws a drawing function's figure by updating its artists.
+is above the axes.  :class:`KeptFigure` redraws a drawing function's figure by updating its artists,
+on a canvas that draws text from cached glyph bitmaps and lays out each legend once per draw.
 """
 
 from __future__ import annotations
@@ -240,7 +241,9 @@ class KeptFigure:
     figure's).  What this saves is building the figure and its axes, the renderer's text-layout
     cache (it lives as long as the canvas) and, most of all, drawing axes decorations that did not
     change: each axis (ticks, tick labels, grid lines, label) is drawn from a rendered layer when an
-    earlier redraw drew it showing the same thing (``_draw_axis``).
+    earlier redraw drew it showing the same thing (``_draw_axis``).  Its canvas also draws every text
+    from glyph bitmaps rasterized once (:func:`_kept_canvas_class`) and lays each legend out once per
+    draw (:func:`_lay_out_once`); both give matplotlib's own pixels.
     """
 
     def __init__(self, draw):
@@ -288,8 +291,6 @@ class KeptFigure:
         fresh = self.fig is None or layout != self._layout
         if fresh:
             self.close()
-            from matplotlib.backends.backend_agg import FigureCanvasAgg
-
             token = _KEPT.set(None)
             try:
                 self.fig, axes = figure(ncols, nrows, width, height, **kwargs)
@@ -298,7 +299,7 @@ class KeptFigure:
             plt.close(
                 self.fig
             )  # kept by this object, not by pyplot (which would show it at a cell's end)
-            FigureCanvasAgg(
+            _kept_canvas_class()(
                 self.fig
             )  # closing left a bare canvas; an Agg one keeps its renderer between redraws
             self._layout = layout
@@ -374,7 +375,8 @@ class KeptFigure:
         key = _axis_key(axis, renderer)
         layer = self._layers.pop(key, None) if key is not None else None
         if layer is None:
-            off = RendererAgg(renderer.width, renderer.height, renderer.dpi)
+            off = type(renderer)(renderer.width, renderer.height, renderer.dpi)
+            off.mathtext_parser = renderer.mathtext_parser
             type(axis).draw(axis, off)
             rgba = np.asarray(off.buffer_rgba())
             rows, cols = (
@@ -414,7 +416,7 @@ class KeptFigure:
                     and not str(a.get_label()).startswith("_")
                 ):
                     a.remove()
-        return ax.legend(*args, **kwargs)
+        return _lay_out_once(ax.legend(*args, **kwargs))
 
     def _sweep(self):
         for i, (ax, previous) in enumerate(self._axes):
@@ -432,6 +434,55 @@ class KeptFigure:
                     ax.containers.remove(container)
             self._axes[i] = (ax, self._calls[i])
         self._calls = []
+
+
+def _lay_out_once(legend):
+    """``legend``, laid out and placed once per draw instead of several times.
+
+    Matplotlib lays out a legend's boxes (each label's text extent, the packing of rows and columns)
+    to size its frame, again to place its rows, and again for each nested box it draws, and with
+    ``loc="best"`` it scores every candidate place against every line's vertices both to size the
+    frame and to draw the rows.  Nothing changes between these calls within one draw, so here each
+    box's layout and the best place are computed once per draw of the legend (and afresh at the next
+    draw): the same numbers, fewer passes; outside a draw every call computes as before.
+    """
+    from matplotlib.offsetbox import OffsetBox
+
+    memo, drawing = {}, []
+
+    def once(owner, method):
+        compute = getattr(owner, method)
+
+        def call(*args):
+            if not drawing:
+                return compute(*args)
+            key = (id(owner), method, *args[:-1], id(args[-1]))
+            if key not in memo:
+                memo[key] = compute(*args)
+            return memo[key]
+
+        setattr(owner, method, call)
+
+    boxes = [legend._legend_box]
+    while boxes:
+        box = boxes.pop()
+        once(box, "get_bbox")
+        once(box, "_get_bbox_and_child_offsets")
+        boxes.extend(c for c in box.get_children() if isinstance(c, OffsetBox))
+    once(legend, "_find_best_position")
+    draw = legend.draw
+
+    def draw_once(renderer):
+        memo.clear()
+        drawing.append(True)
+        try:
+            return draw(renderer)
+        finally:
+            drawing.clear()
+            memo.clear()
+
+    legend.draw = draw_once
+    return legend
 
 
 #: whether ``RendererAgg.draw_image`` wants the rows of an image bottom first
@@ -574,3 +625,133 @@ def _transplant(old, new):
     old.set_zorder(new.get_zorder())
     old.stale = True
     new.remove()
+
+
+#: rendered glyph bitmaps and laid-out strings, shared by every kept figure (see :func:`_kept_canvas_class`)
+_GLYPHS, _LAYOUTS = {}, {}
+#: how many glyph bitmaps (a few hundred bytes each) and laid-out strings are kept at most
+GLYPHS = 20_000
+
+
+@functools.cache
+def _kept_canvas_class():
+    """The Agg canvas of a kept figure: its renderer draws text from cached glyph bitmaps.
+
+    Matplotlib's Agg renderer lays out and rasterizes every glyph of every text on every draw, which
+    is most of a redraw's cost once the axes come from rendered layers (a legend's labels, the
+    titles).  The renderer here keeps, for each glyph, the bitmap FreeType rasterized at a given
+    sub-pixel offset (a glyph's 26.6 pen position modulo one pixel), and for each string its layout
+    (the glyphs and their advances, for a font, size and dpi).  FreeType rasterizes an outline
+    relative to its pixel-aligned bounding box, so a glyph moved by whole pixels has the same bitmap,
+    moved by the same pixels: the cached bitmap is composited exactly where and as matplotlib would
+    have drawn it, and no pixel changes (the widget tests compare a kept figure's PNG with a fresh
+    figure's).
+    """
+    import math
+
+    from matplotlib.backends.backend_agg import (
+        FigureCanvasAgg,
+        RendererAgg,
+        get_hinting_flag,
+    )
+    from matplotlib.ft2font import RenderMode
+
+    class KeptRenderer(RendererAgg):
+        def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+            if ismath:
+                return self.draw_mathtext(gc, x, y, s, prop, angle)
+            font = self._prepare_font(prop)
+            flags = get_hinting_flag()
+            features = mtext.get_fontfeatures() if mtext is not None else None
+            language = mtext.get_language() if mtext is not None else None
+            size = prop.get_size_in_points()
+            key = (font, size, self.dpi, s, flags, features, language)
+            items = _LAYOUTS.get(key)
+            if items is None:
+                items = tuple(
+                    (item.ft_object, item.glyph_index, item.x, item.y)
+                    for item in font._layout(
+                        s, flags=flags, features=features, language=language
+                    )
+                )
+                if len(_LAYOUTS) >= GLYPHS:
+                    _LAYOUTS.clear()
+                _LAYOUTS[key] = items
+            self._draw_text_glyphs_and_boxes(
+                gc,
+                x,
+                y,
+                angle,
+                ((f, size, g, 0, 1, dx, dy) for f, g, dx, dy in items),
+                [],
+            )
+
+        def _draw_text_glyphs_and_boxes(self, gc, x, y, angle, glyphs, boxes):
+            """Matplotlib's own (3.11), with each glyph's bitmap taken from :data:`_GLYPHS`."""
+            cos = math.cos(math.radians(angle))
+            sin = math.sin(math.radians(angle))
+            flags = get_hinting_flag()
+            antialiased = gc.get_antialiased()
+            mode = RenderMode.NORMAL if antialiased else RenderMode.MONO
+            height = self.height
+            for font, size, glyph_index, slant, extend, dx, dy in glyphs:
+                px = round(0x40 * (x + dx * cos - dy * sin))
+                py = round(0x40 * (height - y + dx * sin + dy * cos))
+                key = (
+                    font,
+                    size,
+                    self.dpi,
+                    glyph_index,
+                    angle,
+                    slant,
+                    extend,
+                    px & 63,
+                    py & 63,
+                    flags,
+                    antialiased,
+                )
+                cached = _GLYPHS.get(key)
+                if cached is None:
+                    import numpy as np
+
+                    font.set_size(size, self.dpi)
+                    font._set_transform(
+                        (
+                            0x10000
+                            * np.array([[cos, -sin], [sin, cos]])
+                            @ [[extend, extend * slant], [0, 1]]
+                        )
+                        .round()
+                        .astype(int),
+                        [px & 63, py & 63],
+                    )
+                    bitmap = font._render_glyph(glyph_index, flags, mode)
+                    buffer = bitmap.buffer
+                    if not antialiased:
+                        buffer *= 0xFF
+                    cached = (buffer, bitmap.left, bitmap.top)
+                    if len(_GLYPHS) >= GLYPHS:
+                        _GLYPHS.clear()
+                    _GLYPHS[key] = cached
+                buffer, left, top = cached
+                # draw_text_image's y is downwards & the bitmap bottom side
+                self._renderer.draw_text_image(
+                    buffer,
+                    left + (px >> 6),
+                    int(height) - (top + (py >> 6)) + buffer.shape[0],
+                    0,
+                    gc,
+                )
+            if boxes:
+                super()._draw_text_glyphs_and_boxes(gc, x, y, angle, (), boxes)
+
+    class KeptCanvas(FigureCanvasAgg):
+        def get_renderer(self):
+            w, h = self.get_width_height(physical=True)
+            key = w, h, self.figure.dpi
+            if self._lastKey != key:
+                self.renderer = KeptRenderer(w, h, self.figure.dpi)
+                self._lastKey = key
+            return self.renderer
+
+    return KeptCanvas

@@ -15,9 +15,10 @@ A row holds
   no computed density), ``closed_form`` (``False``: the law is computed by quadrature or a numerical
   inverse), ``audit`` (what :func:`dpbook.privacy_report` must answer: ``'exact'``, ``'certified'`` an
   upper bound with its slack, ``'post-processing'`` the base's loss as an upper bound, or
-  ``'unsupported'`` a ``NotImplementedError``), ``sampler_fast`` (``False``: the sampler inverts
-  through a slow special function, scipy's Student t quantile, so its goodness-of-fit test draws 10^5, not
-  10^6, and ``benchmarks/bench_samplers.py`` times it on 1% of the draws), ``neighbours``
+  ``'unsupported'`` a ``NotImplementedError``), ``sampler_fast`` (``False``: the law or the sampler is
+  costly at some parameters, as for a Student t base, whose law is numerical and which, but for 3 degrees
+  of freedom, samples through scipy's t quantile; its goodness-of-fit test draws 10^5, not 10^6, and its
+  law identities run in the slow suite; the sampler benchmark times every row alike), ``neighbours``
   (the family's default neighbour relation: ``'log'`` for a multiplicative family).
 
 A :class:`Case` holds a factory of the instance (built afresh by each test), a small grid of true values

@@ -4,6 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpbook import (
+    Hierarchy,
+    consistent_hierarchy,
     consistent_tree,
     nearest_correlation,
     nearest_psd,
@@ -247,3 +249,153 @@ def test_consistent_tree_covariance_closed_forms_and_simulation():
     assert (np.abs(np.diag(emp) - 2 * b**2 * np.diag(C)[1:]) < 5 * se).all()
     with pytest.raises(ValueError, match="height"):
         consistent_tree_covariance(2, 1)
+
+
+# --- any hierarchy of sums, per-level variances ----------------------------------------------
+
+
+def random_hierarchy(rng, height):
+    fanout, size = [], 1
+    for _ in range(height - 1):
+        f = rng.integers(1, 5, size=size)
+        fanout.append(f)
+        size = int(f.sum())
+    return Hierarchy(fanout)
+
+
+def hierarchy_design(H):
+    """Rows: every node (root first, level by level); columns: the leaves below it."""
+    rows = [np.eye(H.sizes[-1])]
+    for d in range(H.height - 2, -1, -1):
+        parent = H.parent_index(d + 1)
+        rows.insert(
+            0, np.stack([rows[0][parent == j].sum(0) for j in range(H.sizes[d])])
+        )
+    return np.concatenate(rows)
+
+
+def test_hierarchy_structure():
+    H = Hierarchy([[3], [4, 2, 6]])
+    assert H.sizes == (1, 3, 12) and H.height == 3
+    assert H.parent_index(1).tolist() == [0, 0, 0]
+    assert H.parent_index(2).tolist() == [0] * 4 + [1] * 2 + [2] * 6
+    assert repr(H) == "Hierarchy([[3], [4, 2, 6]])"
+    assert H == Hierarchy([np.array([3]), (4, 2, 6)]) and H != Hierarchy(
+        [[3], [4, 3, 5]]
+    )
+    U = Hierarchy.uniform(3, 3)
+    assert U == Hierarchy([[3], [3, 3, 3]]) and U.sizes == (1, 3, 9)
+    assert Hierarchy([]).sizes == (1,) and Hierarchy.uniform(2, 1).height == 1
+    # levels: sums of the leaves, batches on the leading axes, integers kept
+    leaves = np.arange(24).reshape(2, 12)
+    lv = H.levels(leaves)
+    assert [a.shape for a in lv] == [(2, 1), (2, 3), (2, 12)]
+    assert lv[1].tolist() == [[6, 9, 51], [54, 33, 123]] and lv[0].dtype == np.int64
+    assert lv[0][:, 0].tolist() == leaves.sum(-1).tolist()
+    x = np.random.default_rng(0).normal(size=(4, 9))
+    for a, b in zip(U.levels(x), tree_levels(x, branching=3)):
+        assert np.allclose(a, b)
+
+
+def test_hierarchy_bad_input():
+    with pytest.raises(ValueError, match=r"fanout\[0\] must be 1 int"):
+        Hierarchy([[2, 3]])
+    with pytest.raises(ValueError, match=r"fanout\[1\] must be 3 int.*\[4, 2\]"):
+        Hierarchy([[3], [4, 2]])
+    with pytest.raises(ValueError, match=r"fanout\[1\] must be 2 int.*>= 1"):
+        Hierarchy([[2], [0, 2]])
+    with pytest.raises(ValueError, match=r"fanout\[0\] must be integers"):
+        Hierarchy([[2.5]])
+    with pytest.raises(ValueError, match="fanout must be a list"):
+        Hierarchy(3)
+    with pytest.raises(ValueError, match="height must be an integer >= 1"):
+        Hierarchy.uniform(2, 0)
+    with pytest.raises(ValueError, match="branching"):
+        Hierarchy.uniform(1, 3)
+    H = Hierarchy([[2], [1, 2]])
+    with pytest.raises(ValueError, match=r"d must be an int in \[1, 2\], got 0"):
+        H.parent_index(0)
+    with pytest.raises(ValueError, match=r"leaves must have 3 leaves.*\(4,\)"):
+        H.levels([1, 2, 3, 4])
+    good = [[3.0], [1.0, 2.0], [1.0, 1.0, 1.0]]
+    with pytest.raises(ValueError, match="levels must hold 3 levels"):
+        consistent_hierarchy(good[:2], H)
+    with pytest.raises(ValueError, match=r"levels\[2\] must have 3 nodes"):
+        consistent_hierarchy([[3.0], [1.0, 2.0], [1.0, 1.0]], H)
+    with pytest.raises(ValueError, match=r"levels\[1\] must be finite"):
+        consistent_hierarchy([[3.0], [1.0, np.inf], [1.0, 1.0, 1.0]], H)
+    with pytest.raises(ValueError, match="variances must be 3 numbers > 0"):
+        consistent_hierarchy(good, H, variances=[1.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="variances must be 3 numbers > 0"):
+        consistent_hierarchy(good, H, variances=[1.0, 1.0, np.inf])
+    with pytest.raises(ValueError, match="variances must be 3 numbers > 0"):
+        consistent_hierarchy(good, H, variances=[1.0, 1.0])
+    with pytest.raises(ValueError, match="hierarchy must be a Hierarchy"):
+        consistent_hierarchy(good, [[2], [1, 2]])
+    with pytest.raises(ValueError, match="root must be finite"):
+        consistent_hierarchy(good, H, root=np.inf)
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), st.integers(2, 4), st.booleans())
+def test_consistent_hierarchy_is_weighted_least_squares(seed, height, known_root):
+    rng = np.random.default_rng(seed)
+    H = random_hierarchy(rng, height)
+    A = hierarchy_design(H)
+    var = rng.uniform(0.1, 10, size=height)
+    sig2 = np.repeat(var, H.sizes)
+    y = rng.normal(size=A.shape[0]) * rng.uniform(0.1, 5)
+    levels = np.split(y, np.cumsum(H.sizes)[:-1])
+    if known_root:
+        root = float(rng.normal() * 5)
+        out = consistent_hierarchy(levels, H, variances=var, root=root)
+        # leaves x = x0 + N t with Σx = root; weighted least squares over the other nodes
+        L = A.shape[1]
+        x0 = np.full(L, root / L)
+        N = np.linalg.svd(np.ones((1, L)))[2][1:].T
+        W = 1 / np.sqrt(sig2[1:])
+        t = np.linalg.lstsq(
+            (A[1:] @ N) * W[:, None], (y[1:] - A[1:] @ x0) * W, rcond=None
+        )[0]
+        fitted = A @ (x0 + N @ t)
+        assert np.isclose(out[0][0], root)
+    else:
+        out = consistent_hierarchy(levels, H, variances=var)
+        # the weighted normal equations A' Σ^-1 A x = A' Σ^-1 y over the leaves
+        Ai = A / sig2[:, None]
+        fitted = A @ np.linalg.solve(A.T @ Ai, Ai.T @ y)
+    assert np.allclose(np.concatenate(out), fitted, atol=1e-10 * max(1, abs(y).max()))
+    for d in range(height - 1):
+        assert np.allclose(out[d], H.levels(out[-1])[d], atol=1e-12)
+
+
+def test_consistent_hierarchy_unmeasured_levels_batches_and_equal_variances():
+    rng = np.random.default_rng(9)
+    H = Hierarchy([[3], [2, 1, 3]])
+    y = [rng.normal(size=(4, s)) for s in H.sizes]
+    # a level not measured is ignored: same as leaving it out of the least squares
+    out = consistent_hierarchy(y, H, variances=[1.0, np.inf, 2.0])
+    A = hierarchy_design(H)
+    keep = np.r_[True, np.zeros(3, bool), np.ones(6, bool)]
+    sig2 = np.repeat([1.0, 1.0, 2.0], H.sizes)[keep]
+    for b in range(4):
+        yb = np.concatenate([lv[b] for lv in y])[keep]
+        Ai = A[keep] / sig2[:, None]
+        fitted = A @ np.linalg.solve(A[keep].T @ Ai, Ai.T @ yb)
+        assert np.allclose(np.concatenate([o[b] for o in out]), fitted, atol=1e-12)
+    # only the leaves measured: the leaves come back unchanged
+    out = consistent_hierarchy(y, H, variances=[np.inf, np.inf, 1.0])
+    assert np.allclose(out[-1], y[-1]) and np.allclose(out[0][:, 0], y[-1].sum(-1))
+    # only ratios matter; default = equal
+    a = consistent_hierarchy(y, H, variances=[3.0, 3.0, 3.0])
+    for u, v in zip(a, consistent_hierarchy(y, H)):
+        assert np.allclose(u, v, atol=1e-14)
+    # the complete tree is Hay et al.'s formula (consistent_tree is the same call)
+    lv = [rng.normal(size=2**d) for d in range(4)]
+    hay = consistent_hierarchy(lv, Hierarchy.uniform(2, 4), root=0.5)
+    for u, v in zip(hay, consistent_tree(lv, branching=2, root=0.5)):
+        assert np.allclose(u, v, atol=1e-15)
+    # a known root per hierarchy
+    roots = np.array([1.0, 2.0, 3.0, 4.0])
+    out = consistent_hierarchy(y, H, root=roots)
+    assert np.allclose(out[0][:, 0], roots) and np.allclose(out[-1].sum(-1), roots)

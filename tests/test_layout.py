@@ -172,6 +172,7 @@ FLOORS = (
     ("dpbook.families", 4),
     ("dpbook.inference", 4),
     ("dpbook.design", 5),
+    ("dpbook.histograms", 6),  # many counts: post-processings over families and design
     ("dpbook.interop", 8),  # optional adapters above the flat names they use
     ("dpbook", 7),
 )

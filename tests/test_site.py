@@ -311,7 +311,7 @@ function report() {
 function poll() {
   const expired = Date.now() - t0 > limit;
   if (document.readyState !== 'complete' && !expired) return setTimeout(poll, 50);
-  const hasMathJax = !!document.querySelector('script[src*="mathjax"]');
+  const hasMathJax = !!document.querySelector('script[src*="mathjax/"]');
   if (hasMathJax && mathjax === 'absent') {
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
       mathjax = 'pending';

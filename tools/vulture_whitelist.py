@@ -22,6 +22,7 @@ _.capsule  # dpbook/interop/secure.py
 
 # matplotlib and nbformat attributes set for their readers
 _.ignore_existing_data_limits  # dpbook_book/plotting.py
+_.draw_text  # dpbook_book/plotting.py: the kept figure's Agg renderer, called by matplotlib's Text.draw
 _.nbformat_minor  # tools/student_edition.py, tests/book/test_classroom.py
 
 # public API used by the chapters and the doctests only

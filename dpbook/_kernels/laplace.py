@@ -89,7 +89,7 @@ def _offsets_in_place(t, scale, floor=RESOLUTION):
     w = np.abs(t, out=np.empty_like(t))
     np.subtract(1.0, w, out=w)
     if floor:
-        np.clip(w, floor, 1.0, out=w)
+        np.maximum(w, floor, out=w)  # (w <= 1: a clip to [floor, 1])
     np.log(w, out=w)
     np.copysign(w, t, out=w)
     w *= scale
@@ -377,25 +377,27 @@ def _piece_quantile_in_place(p, k, table, scale, floor=RESOLUTION):
     point with 1-D takes (a 2-D take of the stacked table costs twice as much); the per-point bounds are
     applied with ``np.maximum``/``np.minimum``, several times faster than ``np.clip`` with array bounds."""
     t = table
-    p -= np.take(t.slot, k)
+    p -= t.slot.take(k)
     if t.short.all():  # every piece short: nothing else is needed
-        p /= np.take(t.mass, k)
-        return _short_quantile(p, *(np.take(v, k) for v in t.coefficients))
-    short = np.take(t.short, k) if t.short.any() else np.zeros((), bool)
-    if short.any():
-        fraction = p[short] / np.take(t.mass, k)[short]
-        coefficients = [np.take(v, k)[short] for v in t.coefficients]
-    p *= np.take(t.ratio, k)
+        p /= t.mass.take(k)
+        return _short_quantile(p, *(v.take(k) for v in t.coefficients))
+    short = t.short.take(k) if t.short.any() else None
+    if short is not None and short.any():
+        fraction = p[short] / t.mass.take(k)[short]
+        coefficients = [v.take(k)[short] for v in t.coefficients]
+    else:
+        short = None
+    p *= t.ratio.take(k)
     if not floor:
-        full, start, a, b = (np.take(v, k) for v in (t.full, t.start, t.a, t.b))
+        full, start, a, b = (v.take(k) for v in (t.full, t.start, t.a, t.b))
         w = _exact_offsets(p, start, full, a, b, scale)
     else:
-        p += np.take(t.start, k)
+        p += t.start.take(k)
         w = _offsets_in_place(p, scale, floor)
-    w += np.take(t.c, k)
-    np.maximum(w, np.take(t.lower, k), out=w)
-    np.minimum(w, np.take(t.upper, k), out=w)
-    if short.any():
+    w += t.c.take(k)
+    np.maximum(w, t.lower.take(k), out=w)
+    np.minimum(w, t.upper.take(k), out=w)
+    if short is not None:
         w[short] = _short_quantile(fraction, *coefficients)
     return w
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .._kernels.inversion import _clamped_root
+from .._kernels.inversion import _laplace_root
 from .._kernels.laplace import (
     _clip_parts,
     _draw_offsets,
@@ -188,16 +188,9 @@ class BIT(IntervalMechanism):
     def _quantile_in_q(self, x, p, v, upper):
         """The roots in ``q`` of the transform (Chapter 17's closed form): the Laplace quantile at ``p``
         between the bounds; at a bound the atom's tail ``v e^{-(q - lower)/b}/2`` (resp. at ``upper``)
-        solved the same way (``dpbook._kernels.inversion._clamped_root``)."""
-        return _clamped_root(
-            x,
-            p,
-            v,
-            upper,
-            lambda r: _laplace_ppf(r, 0.0, self.scale),
-            self.lower,
-            self.upper,
-        )
+        solved the same way, with the proved width of the zone where the computed transform may cross
+        ``p`` (:func:`dpbook._kernels.inversion._laplace_root`)."""
+        return _laplace_root(x, p, v, upper, self.scale, self.lower, self.upper)
 
     def max_abs_bias(self):
         """``sup |bias(q)|`` over ``q`` in ``[lower, upper]`` (McGlinchey–Mason def. (3)).

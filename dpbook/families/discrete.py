@@ -74,7 +74,7 @@ from .._kernels.exact_sampling import (
     _exact_ratio,
     discrete_laplace_noise,
 )
-from .._kernels.inversion import _clamped_root
+from .._kernels.inversion import _geometric_root
 from ..audit.description import DiscreteDescription, corner_pairs
 from ..mechanism import Mechanism
 
@@ -202,16 +202,6 @@ def _noise_logcdf(m, lam):
         low = m * lam - _log1p_alpha(lam)
         high = np.log1p(-np.exp(-(np.maximum(m, 0.0) + 1.0) * lam - _log1p_alpha(lam)))
     return np.where(m < 0, low, high)
-
-
-def _noise_ppf(r, lam):
-    """A real ``m`` whose ceiling is the least integer with ``P(K <= m) >= r`` (``±inf`` at ``r = 1, 0``):
-    ``b log(r(1 + α))`` where ``r <= P(K <= -1) = α/(1 + α)``, else ``-b log((1 - r)(1 + α)) - 1``."""
-    log_one_plus = _log1p_alpha(lam)
-    with np.errstate(divide="ignore"):
-        low = (np.log(r) + log_one_plus) / lam
-        high = -(np.log1p(-r) + log_one_plus) / lam - 1.0
-    return np.where(np.log(np.maximum(r, 1e-320)) + log_one_plus <= -lam, low, high)
 
 
 def _smaller_root(a, b, c):
@@ -481,16 +471,18 @@ class DiscreteBIT(_Discrete):
 
     def _quantile_in_q(self, x, p, v, upper):
         """The roots in ``q`` of the transform, as for :class:`dpbook.BIT`, with the discrete Laplace
-        quantile read as a real number (:func:`_noise_ppf`): starting points of the integer searches."""
-        return _clamped_root(
+        tail ``P(K <= m) = α^{-m}/(1 + α)`` (``m <= -1``) solved for ``m``, with the proved width of the zone
+        where the computed transform may cross ``p`` (:func:`dpbook._kernels.inversion._geometric_root`):
+        the integer ends wherever that zone holds no integer, starting points of the searches elsewhere."""
+        return _geometric_root(
             x,
             p,
             v,
             upper,
-            lambda r: _noise_ppf(r, self._lam),
+            self._lam,
+            _log1p_alpha(self._lam),
             self.lower,
             self.upper,
-            continuous=False,
         )
 
     def _sample_integers(self, q, shape, rng):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._kernels import validation as check
 from .._kernels.arrays import _compact
-from .._kernels.inversion import _clamped_root
+from .._kernels.inversion import _laplace_root
 from .._kernels.laplace import (
     _laplace_cdf,
     _laplace_isf,
@@ -89,8 +89,10 @@ class Laplace(Mechanism):
         return _laplace_isf(p, q, self.scale)
 
     def _quantile_in_q(self, x, p, v, upper):
-        """``q = x - b log(2p)``-type roots: ``P(L_b <= x - q) = p`` solved with the Laplace quantile."""
-        return _clamped_root(x, p, v, upper, lambda r: _laplace_ppf(r, 0.0, self.scale))
+        """``q = x - b log(2p)``-type roots: ``P(L_b <= x - q) = p`` solved on the Laplace tail, with the
+        proved width of the zone where the computed transform may cross ``p``
+        (:func:`dpbook._kernels.inversion._laplace_root`)."""
+        return _laplace_root(x, p, v, upper, self.scale)
 
     def _sample(self, q, shape, rng):
         return rng.laplace(_compact(q), self.scale, size=shape)

@@ -16,7 +16,6 @@ import numpy as np
 from .._kernels import validation as check
 from .._kernels.arrays import _compact
 from .._kernels.laplace import (
-    _draw_offsets,
     _laplace_cdf,
     _laplace_isf,
     _laplace_logcdf,
@@ -24,11 +23,16 @@ from .._kernels.laplace import (
     _laplace_logsf,
     _laplace_ppf,
     _laplace_sf,
+    _offsets_in_place,
 )
+from .._kernels.sampling import _uniform_blocks
 from ..audit.description import corner_pairs, laplace_description
 from ..mechanism import Mechanism
 
 __all__ = ["LogLaplace", "log_laplace_moment", "relative_bias"]
+
+#: ``37 > -log(RESOLUTION) = 53 log 2``: no Laplace draw of scale ``b`` exceeds ``37 b`` in size
+_REACH = 37.0
 
 
 def log_laplace_moment(scale, *, order=1):
@@ -167,15 +171,36 @@ class LogLaplace(Mechanism):
 
     def _sample(self, q, shape, rng):
         """``q e^{L_b}`` by inverse cdf: the Laplace quantile of one uniform per draw, exponentiated and times ``q``
-        (to the last bit of the product; ``e^{L_b + log q}`` only where ``e^{L_b}`` alone over- or underflows)."""
-        x = _draw_offsets(rng, shape, self.scale)
+        (to the last bit of the product; ``e^{L_b + log q}`` only where ``e^{L_b}`` alone over- or underflows),
+        block by block (``dpbook._kernels.sampling``).  The draws stop at ``|L_b| = 53 b log 2``
+        (``dpbook._kernels.laplace.RESOLUTION``): when ``q (2 e^{37 b})^{±1}`` is finite and positive for every
+        ``q``, so is every product (whatever the last bit of ``np.exp``), and the blocks skip that check."""
+        b = self.scale
         q = _compact(q) if np.ndim(q) else q
-        with np.errstate(over="ignore", under="ignore"):
-            out = q * np.exp(x)
-            off = ~np.isfinite(out) | (out == 0)
-            if off.any():
-                out = np.where(off, np.exp(x + np.log(q)), out)
-        return out
+        safe = _REACH * b < 700.0
+        if safe:
+            reach = 2.0 * math.exp(_REACH * b)
+            with np.errstate(over="ignore", under="ignore"):
+                low, high = np.min(q, initial=np.inf), np.max(q, initial=0.0)
+                safe = bool(low / reach > 0 and np.isfinite(high * reach))
+
+        def draw(u, q):
+            u *= 2.0
+            u -= 1.0
+            x = _offsets_in_place(u, b)
+            if safe:
+                np.exp(x, out=u)
+                u *= q
+                return u
+            with np.errstate(over="ignore", under="ignore"):
+                out = np.exp(x, out=u)
+                out *= q
+                off = ~np.isfinite(out) | (out == 0)
+                if off.any():
+                    out = np.where(off, np.exp(x + np.log(q)), out)
+            return out
+
+        return _uniform_blocks(rng, shape, q, draw)
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):

@@ -37,6 +37,7 @@ from .._kernels.laplace import (
     _quantile_in_place,
     _truncated_moments_units,
 )
+from .._kernels.sampling import _uniform_blocks
 from ..audit.description import PrivacyDescription, corner_pairs, union_description
 from ..mechanism import Mechanism
 
@@ -165,8 +166,15 @@ def _ppf(p, q, scale, lo, hi, floor):
     Each ``p`` picks the piece whose slot of the cumulative weights holds it, is rescaled to a uniform
     inside that slot and goes through one truncated-quantile pass (``dpbook._kernels.laplace._quantile_in_place``)
     with its own piece's ``c``, ``lower`` and ``upper``.  For one ``q`` the pieces' windows are looked
-    up per point, block by block so that the temporaries stay small.
+    up per point (:func:`_quantile_map`), block by block so that the temporaries stay small.
     """
+    if len(lo) > 1 and np.size(q) == 1 and np.size(scale) == 1:
+        quantiles, blocks = _quantile_map(q, scale, lo, hi, floor)
+        flat = p.reshape(-1)
+        step = _BLOCK if blocks else max(flat.size, 1)
+        for i in range(0, flat.size, step):
+            flat[i : i + step] = quantiles(flat[i : i + step])
+        return flat.reshape(p.shape)
     q = _hull(q, lo, hi)
     if len(lo) == 1:
         with np.errstate(divide="ignore"):
@@ -178,49 +186,69 @@ def _ppf(p, q, scale, lo, hi, floor):
     )
     lead = (1,) * (p.ndim - q.ndim)
     q, scale = q.reshape(lead + q.shape), scale.reshape(lead + scale.shape)
-    log_m = _log_masses(q, scale, lo, hi)
-    cum = np.cumsum(np.exp(log_m - log_m.max(axis=0)), axis=0)
-    cum /= cum[-1]
-    start = np.concatenate([np.zeros_like(cum[:1]), cum[:-1]])
-    width = cum - start
-    live = np.flatnonzero(width.ravel() > 0) if q.size == 1 else ()
-    width[width < 1e-300] = (
-        1.0  # a slot this narrow is (almost) never hit; 1/width would overflow
-    )
-    a, b = _pieces(lo, hi, q.ndim)
-    c = np.clip(q, a, b)
+    cum, start, width, c = _slots(q, scale, lo, hi)
+    k = np.sum(cum[:-1] <= p, axis=0)
+    pick = lambda v: np.take_along_axis(
+        np.broadcast_to(v, cum.shape[:1] + p.shape), k[None], axis=0
+    )[0]
+    p -= pick(start)
+    p /= pick(width)
     with np.errstate(divide="ignore"):
-        if len(live) == 1:  # every other piece's mass is 0 in the doubles: one interval
-            j = live[0]
-            return _quantile_in_place(
-                p, c.ravel()[j], scale.item(), lo[j], hi[j], floor=floor
-            )
-        if q.size == 1:
-            edges, scale = cum.ravel()[:-1], scale.item()
-            table = _piece_table(c.ravel(), scale, lo, hi, start.ravel(), width.ravel())
-            flat = p.reshape(-1)
-            for i in range(0, flat.size, _BLOCK):
-                u = flat[i : i + _BLOCK]
-                flat[i : i + _BLOCK] = _piece_quantile_in_place(
-                    u, _piece_index(edges, u), table, scale, floor
-                )
-            return flat.reshape(p.shape)
-        k = np.sum(cum[:-1] <= p, axis=0)
-        pick = lambda v: np.take_along_axis(
-            np.broadcast_to(v, cum.shape[:1] + p.shape), k[None], axis=0
-        )[0]
-        p -= pick(start)
-        p /= pick(width)
         return _quantile_in_place(
             p, pick(c), scale, np.take(lo, k), np.take(hi, k), floor=floor
         )
 
 
+def _slots(q, scale, lo, hi):
+    """The pieces' slots of the uniform, ``[start, cum)`` of width ``width`` (``1`` where below ``1e-300``: a
+    slot this narrow is (almost) never hit and ``1/width`` would overflow), and their nearest points ``c``."""
+    log_m = _log_masses(q, scale, lo, hi)
+    cum = np.cumsum(np.exp(log_m - log_m.max(axis=0)), axis=0)
+    cum /= cum[-1]
+    start = np.concatenate([np.zeros_like(cum[:1]), cum[:-1]])
+    width = cum - start
+    width[width < 1e-300] = 1.0
+    a, b = _pieces(lo, hi, np.ndim(q))
+    return cum, start, width, np.clip(q, a, b)
+
+
+def _quantile_map(q, scale, lo, hi, floor):
+    """The quantile function at one true value ``q`` as a map of 1-D uniforms (overwritten) to quantiles, its piece
+    table computed once, and whether it is to be applied block by block (a mixture: :func:`_ppf` to blocks of its
+    points, the sampler to each block of fresh uniforms) or to all points at once (one interval, whose
+    window costs more per call than the few passes save in the cache)."""
+    q = float(_hull(np.asarray(q, dtype=float).reshape(()), lo, hi))
+    scale = float(np.asarray(scale).reshape(()))
+    if len(lo) == 1:
+        c, lower, upper = np.clip(q, lo[0], hi[0]), lo[0], hi[0]
+    else:
+        cum, start, width, c = (v.ravel() for v in _slots(q, scale, lo, hi))
+        live = np.flatnonzero(cum - start > 0)
+        if len(live) != 1:
+            edges = cum[:-1]
+            table = _piece_table(c, scale, lo, hi, start, width)
+
+            def quantiles(u):
+                with np.errstate(divide="ignore"):
+                    k = _piece_index(edges, u)
+                    return _piece_quantile_in_place(u, k, table, scale, floor)
+
+            return quantiles, True
+        # every other piece's mass is 0 in the doubles: one interval
+        c, lower, upper = c[live[0]], lo[live[0]], hi[live[0]]
+
+    def quantiles(u):
+        with np.errstate(divide="ignore"):
+            return _quantile_in_place(u, c, scale, lower, upper, floor=floor)
+
+    return quantiles, False
+
+
 def _piece_index(edges, p):
     """The number of ``edges`` (sorted, one fewer than the pieces) at or below each ``p``: its piece."""
     if len(edges) <= _FEW_PIECES:
-        k = np.zeros(p.shape, dtype=np.intp)
-        for edge in edges:
+        k = (p >= edges[0]).astype(np.intp)
+        for edge in edges[1:]:
             k += p >= edge
         return k
     return np.searchsorted(edges, p, side="right")
@@ -298,10 +326,17 @@ class _NormalizedFamily(Mechanism):
         return [q, *self._lo[np.isfinite(self._lo)], *self._hi[np.isfinite(self._hi)]]
 
     def _sample(self, q, shape, rng):
+        """Inverse cdf of one uniform per draw (:func:`_ppf`); for one true value the piece table is computed once
+        and, for a mixture, the uniforms are drawn and mapped block by block (``dpbook._kernels.sampling``)."""
         q = _compact(q) if np.ndim(q) else q
-        return _ppf(
-            rng.random(shape), q, self._scale(q), self._lo, self._hi, floor=RESOLUTION
-        )
+        scale = self._scale(q)
+        if np.size(q) == 1:
+            quantiles, blocks = _quantile_map(q, scale, self._lo, self._hi, RESOLUTION)
+            if blocks:
+                return _uniform_blocks(rng, shape, q, lambda u, _: quantiles(u))
+            u = np.asarray(rng.random(shape))
+            return quantiles(u.reshape(-1)).reshape(shape)
+        return _ppf(rng.random(shape), q, scale, self._lo, self._hi, floor=RESOLUTION)
 
 
 class Normalized(_NormalizedFamily):

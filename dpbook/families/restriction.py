@@ -7,6 +7,8 @@ with full support, through the quantile coupling exposed here as :meth:`Restrict
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special, stats
 
@@ -638,8 +640,10 @@ class Restricted(Mechanism):
         Laplace and normal bases take a direct route (the laws are the same): Laplace is
         :class:`dpbook.Truncated` on ``[0, inf)``; for the normal, ``Z >= c`` is sampled as ``-ndtri(u Φ(-c))``,
         one ``ndtri`` per draw, or, for one cut keeping at least 99% of the mass, by rejection from numpy's
-        normals (:func:`_normal_above`).  A logistic base has a closed form (:meth:`_logistic_draws`); any
-        other base maps the uniforms to the base's quantiles once, vectorized (:meth:`_inverse_draws`)."""
+        normals (:func:`_normal_above`).  A logistic base has a closed form (:meth:`_logistic_draws`); a Student t
+        base with 3 degrees of freedom and one true value is sampled by ratio of uniforms (:func:`_t3_excess`),
+        exactly and without a special function; any other base maps the uniforms to the base's quantiles once,
+        vectorized (:meth:`_inverse_draws`)."""
         name = self.base.dist.name
         if name in ("laplace", "norm"):
             loc, scale = self._loc_scale()
@@ -665,7 +669,7 @@ class Restricted(Mechanism):
                     def draw(u, q):
                         np.subtract(1.0, u, out=u)  # in (0, 1]: ndtri(0) would be -inf
                         u *= keep
-                        z = special.ndtri(u)
+                        z = special.ndtri(u, out=u)
                         z *= -scale
                         z += lead
                         return np.maximum(z, 0.0, out=z)
@@ -686,6 +690,15 @@ class Restricted(Mechanism):
             )
         if name == "logistic":
             return _uniform_blocks(rng, shape, _compact(q), self._logistic_draws)
+        one = _compact(q)
+        if name == "t" and self._kit.nu == 3.0 and one.size == 1:
+            with np.errstate(over="ignore"):
+                a = float(one.reshape(())) + self._loc
+                c = -a / self._scale
+            if abs(c) <= _T3_CUT:
+                out = _t3_excess(rng, math.prod(shape), c)
+                out *= self._scale
+                return out.reshape(shape)
         u = np.asarray(rng.random(shape), dtype=float)
         return self._inverse_draws(u, np.broadcast_to(q, u.shape))
 
@@ -1092,3 +1105,65 @@ def _normal_excess(cut, u):
     cf = np.where(near, 8001.0, cut)
     far = 2 * e / (cf + cf * np.sqrt(1.0 + 2 * e / cf / cf))
     return np.maximum(np.where(near, z - cn, far), 0.0)
+
+
+#: a cut ``|c|`` up to which Student's t(3) is sampled by ratio of uniforms (:func:`_t3_excess`): ``c V`` stays
+#: finite and the box, of sides ``~ 1/c`` and ``~ 1/c²``, far from the doubles' floor
+_T3_CUT = 1e100
+
+#: proposals per block of :func:`_t3_excess` (temporaries of 128 kB)
+_T3_BLOCK = 2**14
+
+_SQRT3 = math.sqrt(3.0)
+
+
+def _t3_excess(rng, size, cut):
+    """``size`` draws of ``W - cut`` given ``W >= cut``, for ``W`` Student's t with 3 degrees of freedom, exactly.
+
+    Kinderman and Monahan's ratio of uniforms: for a point ``(U, V)`` uniform on ``{0 < v <= f(u/v)^{1/2}}``,
+    ``U/V`` has the density ``∝ f``.  For t(3), ``f(w) ∝ (1 + w²/3)^{-2}``, and with ``u = √3 U`` the region is the
+    disc ``U² + V² <= V`` (centre ``(0, 1/2)``, radius ``1/2``): ``W = √3 U/V``, with no special function.  The
+    cut is the half-plane ``√3 U - cut V >= 0``.  Points are proposed uniformly on the bounding box of the
+    part of the disc kept, block by block, and kept when inside it (strictly: ``V > 0``); the kept points are
+    independent and uniform on it, taken in order, so the draws ``(√3 U - cut V)/V`` are exact (up to their
+    rounding) and never negative.  The part kept fills ``π/4`` of the box for a far left cut, ``0.69`` at ``cut =
+    -0.5``, and falls to ``1/6`` for a far right one (a thin wedge at the origin): up to six proposals a draw.
+    """
+    # the line u = m v through the origin, and its other point on the circle
+    m = cut / _SQRT3
+    v_star = 1.0 / (1.0 + m * m)
+    u_star = m * v_star
+    u_lo = -0.5 if m <= -1.0 else min(u_star, 0.0)
+    u_hi = 0.5 if m <= 1.0 else u_star
+    v_hi = 1.0 if m <= 0.0 else v_star
+    with np.errstate(over="ignore", under="ignore"):
+        # the area kept, π/4 P(W >= cut), over the box's: how many proposals a draw costs
+        rate = (math.pi / 4) * float(stats.t.sf(cut, 3)) / ((u_hi - u_lo) * v_hi)
+    rate = rate if rate > 1 / 6 else 1 / 6  # (and not NaN)
+    out = np.empty(size)
+    filled = 0
+    r, a, b = np.empty(2 * _T3_BLOCK), np.empty(_T3_BLOCK), np.empty(_T3_BLOCK)
+    inside = np.empty(_T3_BLOCK, dtype=bool)
+    while filled < size:
+        k = min(_T3_BLOCK, int((size - filled) * 1.05 / max(rate, 1 / 6)) + 16)
+        rng.random(out=r[: 2 * k])
+        u, v, x, y, w = r[:k], r[k : 2 * k], a[:k], b[:k], inside[:k]
+        u *= u_hi - u_lo
+        u += u_lo
+        if v_hi != 1.0:
+            v *= v_hi
+        np.multiply(u, u, out=x)
+        np.multiply(v, v, out=y)
+        x += y
+        np.less(x, v, out=w)  # inside the disc
+        np.multiply(v, cut, out=y)
+        np.multiply(u, _SQRT3, out=x)
+        x -= y
+        w &= x >= 0.0  # and above the cut
+        with np.errstate(divide="ignore", invalid="ignore"):  # (V = 0 is outside)
+            x /= v
+        x = np.compress(w, x)
+        got = min(x.size, size - filled)
+        out[filled : filled + got] = x[:got]
+        filled += got
+    return out

@@ -228,8 +228,8 @@ class Truncated(IntervalMechanism):
     def _quantile_in_q(self, x, p, v, upper):
         """The roots in ``q`` of the transform: a quadratic in ``e^{q/b}`` on each side of ``x``
         (:func:`_truncated_root`; no atoms, so ``v`` only moves the root by the fraction ``1 - v`` of the
-        spacing below ``x``, where the intervals compute ``P(M < x)``, as in
-        :func:`dpbook._kernels.inversion._clamped_root`); the upper tail by reflection."""
+        spacing below ``x``, where the intervals compute ``P(M < x)`` as ``P(M <= x^-)``); the upper tail by
+        reflection.  A starting point only (no proved width): the intervals polish it on the law."""
         x = np.asarray(x, dtype=float)
         shift = (1.0 - np.asarray(v, dtype=float)) * (x - np.nextafter(x, -np.inf))
         if upper:

@@ -18,6 +18,15 @@ law), vectorized over ``x``.  :func:`is_stochastically_increasing` says for each
 (the proofs are listed there) or why it is not; a family that is not is refused with a ``ValueError``
 (the set could then be a union of pieces that bisection would not find).
 
+**Closed forms.**  A family whose transform inverts in closed form in ``q`` with a proved error
+(``_quantile_in_q`` returning a :class:`dpbook._kernels.inversion.Root`: Laplace, BIT and their discrete
+twins) gives each end without evaluating its law.  Over the integers the ends are the search's own
+integers (decided wherever the root's zone of rounding holds no integer, searched elsewhere).  Over the
+doubles an end is the root moved outwards by its proved width: the interval holds the bisection's and is
+wider by at most twice the width, a few units in the last place of the scale and the release (under
+``1e-13`` of them in the tests), which adds at most the law's mass over that width to the coverage.  A
+root without a width (Truncated) is a starting point that the search polishes on the law.
+
 **Atoms.**  At a point mass the non-randomized interval is conservative: its coverage at ``q`` is
 exactly ``level + Σ_a |J_q(a) \ C|`` over the atoms ``a`` whose jump ``J_q(a) = [P_q(M < a), P_q(M <= a)]``
 meets ``C = [α/2, 1 - α/2]`` (a jump lying across ``α/2`` or ``1 - α/2`` adds the part of it outside
@@ -58,6 +67,7 @@ from scipy import special, stats
 
 from .._kernels import validation as check
 from .._kernels.arrays import _below, _float, _invert_cdf, _key, _unkey
+from .._kernels.inversion import Root
 from ..mechanism import Mechanism
 
 __all__ = [
@@ -327,7 +337,8 @@ def _pick(a, sel):
 
 
 def _guesses(mechanism, x, half, v, closed_form):
-    """The family's closed-form roots for the two ends (``_quantile_in_q``), or ``(None, None)``."""
+    """The family's closed-form roots for the two ends (``_quantile_in_q``: a :class:`~dpbook._kernels.
+    inversion.Root` with its proved width, or a starting point), or ``(None, None)``."""
     if not closed_form:
         return None, None
     one, zero = (1.0, 0.0) if v is None else (v, v)
@@ -337,16 +348,87 @@ def _guesses(mechanism, x, half, v, closed_form):
     return top, mechanism._quantile_in_q(x, half, zero, True)
 
 
+def _split(guess, shape):
+    """``(root, width)`` of a closed-form guess as flat arrays (``width`` NaN where the root is only a
+    starting point, all NaN for a bare starting point), or ``(None, None)``."""
+    if guess is None:
+        return None, None
+    if isinstance(guess, Root):
+        root, width = guess
+    else:
+        root, width = guess, np.nan
+    root = np.broadcast_to(np.asarray(root, dtype=float), shape).ravel()
+    return root, np.broadcast_to(np.asarray(width, dtype=float), shape).ravel()
+
+
+def _start(mechanism, x, half, v, closed_form):
+    """``(flat_x, flat_v, top_root, top_width, bottom_root, bottom_width)``: the releases and uniforms
+    flattened, and the family's closed-form roots of the two ends split by :func:`_split`."""
+    flat_v = None if v is None else np.asarray(v, dtype=float).ravel()
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        top_guess, bottom_guess = _guesses(mechanism, x, half, v, closed_form)
+    return (
+        x.ravel(),
+        flat_v,
+        *_split(top_guess, x.shape),
+        *_split(bottom_guess, x.shape),
+    )
+
+
 def _neyman(mechanism, x, level, v=None, closed_form=True):
     """The ends of the Neyman set at releases ``x`` (``v``: the uniforms of the randomized version).
 
-    With ``closed_form`` (the default) the searches start from the family's closed-form roots where it
-    has them (:meth:`dpbook.Mechanism._quantile_in_q`); the ends are the same doubles either way.
+    With ``closed_form`` (the default) a family's certified roots (:class:`~dpbook._kernels.inversion.Root`)
+    give the ends without evaluating the law: each end is the root moved outwards by its proved width,
+    so the interval holds the bisection's (it is wider by at most twice the width and a double, a few
+    units in the last place of the scale; see ``dpbook._kernels.inversion``).  Where a root is only a
+    starting point the ends are searched from it on the law (the bisection's doubles, or switch points
+    of the computed tail next to them), and without one by bisection over the doubles.
     """
     half = (1.0 - level) / 2.0
-    bx = np.nextafter(x, -np.inf)
     lo, hi = (float(t) for t in mechanism.domain)
     lo_open, hi_open = not mechanism.accepts(lo), not mechanism.accepts(hi)
+    shape = x.shape
+    flat_x, flat_v, top_root, top_width, bottom_root, bottom_width = _start(
+        mechanism, x, half, v, closed_form
+    )
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        if top_root is None:
+            todo = np.arange(flat_x.size)
+            top, bottom = np.empty(flat_x.size), np.empty(flat_x.size)
+        else:
+            top, bottom = top_root + top_width, bottom_root - bottom_width
+            todo = np.flatnonzero(np.isnan(top_width) | np.isnan(bottom_width))
+        passed = bottom < hi if hi_open else bottom <= hi
+        if todo.size:
+            guesses = (None, None) if top_root is None else (top_root, bottom_root)
+            top[todo], bottom[todo], passed[todo] = _neyman_search(
+                mechanism,
+                flat_x[todo],
+                half,
+                None if flat_v is None else flat_v[todo],
+                (lo, hi, lo_open, hi_open),
+                *(None if g is None else g[todo] for g in guesses),
+            )
+    first = np.nextafter(lo, np.inf) if lo_open else lo
+    none_low = top < first  # left_tail < α/2 on the whole domain: the nearest end is lo
+    none_high = ~passed  # right_tail < α/2 everywhere: nearest end is hi
+    low = np.where(none_low, lo, np.where(none_high, hi, bottom))
+    high = np.where(none_low, lo, np.where(none_high, hi, top))
+    low, high = (
+        np.minimum(low, high),
+        np.maximum(low, high),
+    )  # a gap of one double: keep both
+    low, high = np.clip(low, lo, hi) + 0.0, np.clip(high, lo, hi) + 0.0
+    return low.reshape(shape), high.reshape(shape)
+
+
+def _neyman_search(mechanism, x, half, v, domain, top_guess=None, bottom_guess=None):
+    """``(top, bottom, passed)`` at the flat releases ``x`` by the search on the law (see :func:`_neyman`):
+    ``top`` the last double of the domain with ``U >= α/2`` (below it when there is none), ``bottom`` the
+    first with ``1 - U >= α/2`` and ``passed`` whether there is one; from the guesses where given."""
+    lo, hi, lo_open, hi_open = domain
+    bx = np.nextafter(x, -np.inf)
     shape = x.shape
 
     def left_tail(q, sel):  # U from below: P(M < x) + v P(M = x); v = 1 gives P(M <= x)
@@ -363,41 +445,30 @@ def _neyman(mechanism, x, level, v=None, closed_form=True):
         at = np.asarray(mechanism.sf(_pick(bx, sel), q))
         return above + (1.0 - _pick(v, sel)) * np.maximum(at - above, 0.0)
 
-    with np.errstate(over="ignore", under="ignore"):
-        top_guess, bottom_guess = _guesses(mechanism, x, half, v, closed_form)
-        # upper end: the last q with left_tail >= α/2 (left_tail decreases in q)
-        fail, failed = _search(
-            lambda q, sel: left_tail(q, sel) < half,
-            shape,
-            lo,
-            hi,
-            lo_open,
-            hi_open,
-            top_guess,
-            x,
-        )
-        top = np.where(failed, np.nextafter(fail, -np.inf), fail)
-        # lower end: the first q with right_tail >= α/2 (right_tail increases in q)
-        bottom, passed = _search(
-            lambda q, sel: right_tail(q, sel) >= half,
-            shape,
-            lo,
-            hi,
-            lo_open,
-            hi_open,
-            bottom_guess,
-            x,
-        )
-    first = np.nextafter(lo, np.inf) if lo_open else lo
-    none_low = top < first  # left_tail < α/2 on the whole domain: the nearest end is lo
-    none_high = ~passed  # right_tail < α/2 everywhere: nearest end is hi
-    low = np.where(none_low, lo, np.where(none_high, hi, bottom))
-    high = np.where(none_low, lo, np.where(none_high, hi, top))
-    low, high = (
-        np.minimum(low, high),
-        np.maximum(low, high),
-    )  # a gap of one double: keep both
-    return np.clip(low, lo, hi) + 0.0, np.clip(high, lo, hi) + 0.0
+    # upper end: the last q with left_tail >= α/2 (left_tail decreases in q)
+    fail, failed = _search(
+        lambda q, sel: left_tail(q, sel) < half,
+        shape,
+        lo,
+        hi,
+        lo_open,
+        hi_open,
+        top_guess,
+        x,
+    )
+    top = np.where(failed, np.nextafter(fail, -np.inf), fail)
+    # lower end: the first q with right_tail >= α/2 (right_tail increases in q)
+    bottom, passed = _search(
+        lambda q, sel: right_tail(q, sel) >= half,
+        shape,
+        lo,
+        hi,
+        lo_open,
+        hi_open,
+        bottom_guess,
+        x,
+    )
+    return top, bottom, passed
 
 
 def _int_search(pred, shape, lo, hi, anchor=None):
@@ -461,43 +532,45 @@ def _anchor(guess, x, rounding):
 def _neyman_integer(mechanism, x, level, v=None, closed_form=True):
     """The ends of the Neyman set over the integer true values of the domain (see the module docstring).
 
-    With ``closed_form`` the galloping searches start from the family's closed-form roots
-    (:meth:`dpbook.Mechanism._quantile_in_q`), else from ``x``; the ends are the same integers."""
+    With ``closed_form`` a family's certified roots (:class:`~dpbook._kernels.inversion.Root`) decide each
+    end wherever no integer lies within the root's proved width: the computed predicate is the exact one
+    at every integer outside that zone, so the end is the integer next to it, the search's own (no
+    evaluation of the law).  The rest is searched: a galloping search from the closed-form roots, else
+    from ``x``; the ends are the same integers."""
     half = (1.0 - level) / 2.0
     lo_d, hi_d = (float(t) for t in mechanism.domain)
     lo, hi = _int_range(lo_d, hi_d)
     shape = x.shape
-    below_x = x - 1.0  # exact: |x| <= 2^52
-
-    flat_x, flat_below = x.ravel(), below_x.ravel()
-    flat_v = None if v is None else np.asarray(v, dtype=float).ravel()
-
-    def left_tail(q, sel):  # P(M < x) + v P(M = x)
-        at = np.asarray(mechanism.cdf(_pick(flat_x, sel), q))
-        if v is None:
-            return at
-        below = np.asarray(mechanism.cdf(_pick(flat_below, sel), q))
-        return below + _pick(flat_v, sel) * np.maximum(at - below, 0.0)
-
-    def right_tail(q, sel):  # P(M > x) + (1 - v) P(M = x)
-        at = np.asarray(mechanism.sf(_pick(flat_below, sel), q))
-        if v is None:
-            return at
-        above = np.asarray(mechanism.sf(_pick(flat_x, sel), q))
-        return above + (1.0 - _pick(flat_v, sel)) * np.maximum(at - above, 0.0)
-
-    with np.errstate(over="ignore", under="ignore"):
-        top_guess, bottom_guess = _guesses(mechanism, x, half, v, closed_form)
-        # the first integer above the root of the decreasing left tail, the first at or above the other's
-        up = _anchor(top_guess, x, lambda t: np.floor(t) + 1.0)
-        fail, failed = _int_search(
-            lambda q, sel: left_tail(q, sel) < half, shape, lo, hi, up
-        )
-        top = np.where(failed, fail - 1.0, hi)
-        down = _anchor(bottom_guess, x, np.ceil)
-        bottom, passed = _int_search(
-            lambda q, sel: right_tail(q, sel) >= half, shape, lo, hi, down
-        )
+    flat_x, flat_v, top_root, top_width, bottom_root, bottom_width = _start(
+        mechanism, x, half, v, closed_form
+    )
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        if top_root is None:
+            todo = np.arange(flat_x.size)
+            top, bottom = np.empty(flat_x.size), np.empty(flat_x.size)
+            passed = np.empty(flat_x.size, dtype=bool)
+        else:
+            # the last integer that surely passes, if the first one beyond the zone surely fails
+            top = np.floor(top_root + top_width)
+            top_sure = top < top_root - top_width
+            top = np.where(np.isinf(top_root), top_root, top)
+            top_sure |= np.isinf(top_root) & (top_width == 0.0)
+            bottom = np.ceil(bottom_root - bottom_width)
+            bottom_sure = bottom > bottom_root + bottom_width
+            bottom = np.where(np.isinf(bottom_root), bottom_root, bottom)
+            bottom_sure |= np.isinf(bottom_root) & (bottom_width == 0.0)
+            passed = bottom <= hi
+            top, bottom = np.clip(top, lo - 1.0, hi), np.clip(bottom, lo, hi)
+            todo = np.flatnonzero(~(top_sure & bottom_sure))
+        if todo.size:
+            top[todo], bottom[todo], passed[todo] = _neyman_integer_search(
+                mechanism,
+                flat_x[todo],
+                half,
+                None if flat_v is None else flat_v[todo],
+                (lo, hi),
+                *(None if g is None else g[todo] for g in (top_root, bottom_root)),
+            )
     reach_low = (lo > lo_d) & passed & (bottom == lo)
     reach_high = (hi < hi_d) & (top == hi)
     if (reach_low | reach_high).any():
@@ -510,11 +583,48 @@ def _neyman_integer(mechanism, x, level, v=None, closed_form=True):
     none_high = ~passed
     low = np.where(none_low, lo, np.where(none_high, hi, bottom))
     high = np.where(none_low, lo, np.where(none_high, hi, top))
-    if (
-        v is not None
-    ):  # the exact set, which may be empty: low = high + 1 (see randomized_interval)
-        return low + 0.0, high + 0.0
-    return np.minimum(low, high) + 0.0, np.maximum(low, high) + 0.0
+    if v is None:
+        low, high = np.minimum(low, high), np.maximum(low, high)
+    # randomized: the exact set, which may be empty: low = high + 1 (see randomized_interval)
+    return low.reshape(shape) + 0.0, high.reshape(shape) + 0.0
+
+
+def _neyman_integer_search(
+    mechanism, x, half, v, domain, top_guess=None, bottom_guess=None
+):
+    """``(top, bottom, passed)`` at the flat integer releases ``x`` by the galloping search over the
+    integers of ``domain = (lo, hi)`` (see :func:`_neyman_integer`): ``top`` the last integer with
+    ``U >= α/2`` (``hi`` if every one passes), ``bottom`` the first with ``1 - U >= α/2`` (``hi`` and
+    ``passed`` false if none)."""
+    lo, hi = domain
+    shape = x.shape
+    below_x = x - 1.0  # exact: |x| <= 2^52
+
+    def left_tail(q, sel):  # P(M < x) + v P(M = x)
+        at = np.asarray(mechanism.cdf(_pick(x, sel), q))
+        if v is None:
+            return at
+        below = np.asarray(mechanism.cdf(_pick(below_x, sel), q))
+        return below + _pick(v, sel) * np.maximum(at - below, 0.0)
+
+    def right_tail(q, sel):  # P(M > x) + (1 - v) P(M = x)
+        at = np.asarray(mechanism.sf(_pick(below_x, sel), q))
+        if v is None:
+            return at
+        above = np.asarray(mechanism.sf(_pick(x, sel), q))
+        return above + (1.0 - _pick(v, sel)) * np.maximum(at - above, 0.0)
+
+    # the first integer above the root of the decreasing left tail, the first at or above the other's
+    up = _anchor(top_guess, x, lambda t: np.floor(t) + 1.0)
+    fail, failed = _int_search(
+        lambda q, sel: left_tail(q, sel) < half, shape, lo, hi, up
+    )
+    top = np.where(failed, fail - 1.0, hi)
+    down = _anchor(bottom_guess, x, np.ceil)
+    bottom, passed = _int_search(
+        lambda q, sel: right_tail(q, sel) >= half, shape, lo, hi, down
+    )
+    return top, bottom, passed
 
 
 def _prepare(mechanism, x, level, increasing):
@@ -550,7 +660,9 @@ def confidence_interval(
     Neyman's construction on the exact law (see the module docstring):
     ``CI(x) = {q in domain : P_q(M <= x) >= α/2, P_q(M >= x) >= α/2}`` with ``α = 1 - level``, an interval
     because the family is stochastically increasing (:func:`is_stochastically_increasing`), its ends
-    found by bisection over the doubles of the domain and clipped to it.  ``P_q(M >= x)`` is the family's
+    found by bisection over the doubles of the domain and clipped to it, or from the family's certified
+    closed form (module docstring: the same integers; over the doubles, outside the bisection's by a few
+    units in the last place).  ``P_q(M >= x)`` is the family's
     survival function at the double just below ``x`` (which includes a point mass at ``x``).  For the
     Laplace mechanism this is the textbook ``x ± b ln(1/α)``.
 
@@ -606,9 +718,7 @@ def confidence_interval(
     level, x, method = _prepare(mechanism, x, level, increasing)
     if randomize:
         rng = check.generator(rng)
-        return randomized_interval(
-            mechanism, x, rng.random(x.shape), level, increasing=increasing
-        )
+        return _randomized(mechanism, x, rng.random(x.shape), level, method)
     if mechanism.integer_valued:  # every release is an atom: conservative
         low, high = _neyman_integer(mechanism, x, level)
         return ConfidenceInterval(
@@ -653,6 +763,11 @@ def randomized_interval(mechanism, x, v, level=0.95, *, increasing=None):
     v = check.real_array("v", v)
     if ((v < 0) | (v > 1)).any():
         raise ValueError(f"v must lie in [0, 1], got {v!r}")
+    return _randomized(mechanism, x, v, level, method)
+
+
+def _randomized(mechanism, x, v, level, method):
+    """:func:`randomized_interval` on validated arguments."""
     x, v = np.broadcast_arrays(x, v)
     if mechanism.integer_valued:
         low, high = _neyman_integer(mechanism, x, level, v)
@@ -731,15 +846,22 @@ class ExactInterval:
     def _region(self, q):
         """The family's quantiles ``ppf(α/2, q)`` and ``isf(α/2, q)``: where the releases whose interval
         holds ``q`` begin and end, near enough to start a search from (``None`` when the family cannot
-        say, e.g. ``q`` outside its domain)."""
+        say, e.g. ``q`` outside its domain).  Where the family's ends come from certified roots, moved
+        outwards by their widths (:class:`~dpbook._kernels.inversion.Root`), the releases are moved by the
+        same widths (the end ``root(x) + W`` reaches ``q`` at ``x = ppf - W``)."""
         half = (1.0 - self.level) / 2.0
         try:
-            return (
-                np.asarray(self.mechanism.ppf(half, q), dtype=float),
-                np.asarray(self.mechanism.isf(half, q), dtype=float),
-            )
+            first = np.asarray(self.mechanism.ppf(half, q), dtype=float)
+            last = np.asarray(self.mechanism.isf(half, q), dtype=float)
         except (ValueError, NotImplementedError):
             return None
+        with np.errstate(all="ignore"):
+            top = self.mechanism._quantile_in_q(first, half, 1.0, False)
+            bottom = self.mechanism._quantile_in_q(last, half, 0.0, True)
+            if isinstance(top, Root) and isinstance(bottom, Root):
+                first = first - np.nan_to_num(top.width, nan=0.0, posinf=0.0)
+                last = last + np.nan_to_num(bottom.width, nan=0.0, posinf=0.0)
+        return first, last
 
 
 # --------------------------------------------------------------------------------------------------

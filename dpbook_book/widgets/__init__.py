@@ -27,8 +27,10 @@ and ``grid={control: values}`` (``None`` for every option of a dropdown) says wh
 published page offers and at which values; the others stay at their defaults there.
 
 The views themselves live in one module per part of the book: ``bounded``, ``studies``,
-``nonnegative``, ``normalized``, ``choosing`` and ``peers``, and ``bounds`` (where the bounds come
-from: the clipping trade-off).  Nothing in :mod:`dpbook` imports this package.
+``nonnegative``, ``normalized``, ``choosing`` and ``peers``, ``bounds`` (where the bounds come
+from: the clipping trade-off), ``histograms`` (the exact bias of each cell of a post-processed
+three-cell histogram), and ``topdown`` (who pays: the misallocation of a fund shared in
+proportion to released counts).  Nothing in :mod:`dpbook` imports this package.
 """
 
 from __future__ import annotations

@@ -178,6 +178,18 @@ def draw_least_bias(epsilon=0.5):
     return fig
 
 
+@functools.lru_cache(maxsize=64)
+def _area_biases(epsilon, max_count):
+    """The exact bias at each true count ``0, …, max_count`` of the per-area methods drawn by
+    :func:`draw_small_areas` (cached: the least-bias maps are linear programs)."""
+    q = np.arange(max_count + 1)
+    mechs = count_mechanisms(epsilon)
+    return q, {
+        key: np.asarray(mechs[key].bias(q))
+        for key in ("clamp", "condition", "least", "unbiased")
+    }
+
+
 @view(
     epsilon=(0.2, 2.0, 0.1),
     max_count=(2, 20, 1),
@@ -190,14 +202,11 @@ def draw_small_areas(epsilon=0.5, max_count=10):
     over ``AREAS_PER_COUNT`` areas at each count ``0, …, max_count``, with error bars of one exact
     standard deviation of the total (RMSE for the "sum, then clamp" bar, an upper bound).
     """
-    q = np.arange(max_count + 1)
-    mechs = count_mechanisms(epsilon)
+    q, biases = _area_biases(float(epsilon), int(max_count))
     table = lab_table(float(epsilon), int(max_count))
     fig, (ax, ax2) = figure(ncols=2)
-    for key in ("clamp", "condition", "least", "unbiased"):
-        ax.plot(
-            q, mechs[key].bias(q), marker="o", ms=3, **_STYLE[key], label=METHODS[key]
-        )
+    for key, bias in biases.items():
+        ax.plot(q, bias, marker="o", ms=3, **_STYLE[key], label=METHODS[key])
     ax.axhline(0.0, **_STYLE["raw"], label=METHODS["raw"])
     ax.set_xlabel(r"true count $q$ of an area")
     ax.set_ylabel(r"exact bias per area")

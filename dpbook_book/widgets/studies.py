@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import stats
 
@@ -184,14 +186,14 @@ def draw_proportions_study(
     return fig
 
 
-@view(
-    epsilon=(0.1, 5.0, 0.1),
-    kind=["bit", "truncated"],
-    releases=(2, 10, 1),
-    grid={"kind": None, "epsilon": (0.25, 0.5, 1.0), "releases": (2, 3, 5, 7, 10)},
-)
-def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
-    """Coverage of one release at ``ε`` against ``m`` releases at ``ε/m`` combined (re-scaling)."""
+@functools.lru_cache(maxsize=32)
+def _synthesis_coverage(epsilon, kind, releases, reps):
+    """The coverages of :func:`draw_multiple_synthesis`: one release, and ``releases`` combined.
+
+    Returns two arrays, ``(len(STUDY2_N), len(STUDY2_PI))``: the seeded simulation (seed 6) of
+    :func:`dpbook_book.studies.simulate_proportions`.  Cached on every control, so that moving back
+    to a value shown before redraws without simulating again.
+    """
     rng = np.random.default_rng(6)
     n_values = np.array(STUDY2_N)
     one, many = [], []
@@ -213,7 +215,19 @@ def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
         qbar, T, df = combine_releases(rel, rel * (1 - rel) / n, axis=0)
         half = stats.t.ppf(0.975, df) * np.sqrt(T)
         many.append(coverage(qbar - half, qbar + half, STUDY2_PI)[0])
-    one, many = np.array(one), np.array(many)
+    return np.array(one), np.array(many)
+
+
+@view(
+    epsilon=(0.1, 5.0, 0.1),
+    kind=["bit", "truncated"],
+    releases=(2, 10, 1),
+    grid={"kind": None, "epsilon": (0.25, 0.5, 1.0), "releases": (2, 3, 5, 7, 10)},
+)
+def draw_multiple_synthesis(epsilon=0.5, kind="bit", releases=5, reps=600):
+    """Coverage of one release at ``ε`` against ``m`` releases at ``ε/m`` combined (re-scaling)."""
+    n_values = np.array(STUDY2_N)
+    one, many = _synthesis_coverage(epsilon, kind, releases, reps)
     fig, ax = figure()
     for j, p in enumerate(STUDY2_PI):
         ax.plot(n_values, one[:, j], ls=":", marker="o", ms=3, color=_PCOLORS[j])

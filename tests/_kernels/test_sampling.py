@@ -14,6 +14,9 @@ MECHANISMS = [
     dpbook.FoldedLaplace(1.0, lower=-np.inf, upper=2.0),
     dpbook.Restricted(stats.logistic(scale=0.7)),
     dpbook.Restricted(stats.norm(loc=0.3, scale=2.0)),
+    dpbook.Normalized(0.8, [(-np.inf, -2.0), (0.0, 1.0), (3.0, 7.5)]),
+    dpbook.Normalized(1e300, [(0.0, 1.0), (2.0, 4.0)]),
+    dpbook.CroftLaplace(1.0, 1.0),
 ]
 
 
@@ -37,6 +40,18 @@ def test_blocks_do_not_change_the_draws(monkeypatch, mech, q):
     assert np.array_equal(
         mech.sample(q, size=(3001, 3), rng=np.random.default_rng(4)), whole
     )
+
+
+def test_blocks_do_not_change_log_laplace_draws(monkeypatch):
+    """The multiplicative mechanism's draws, one true value and one per column, with blocks of any size."""
+    mech = dpbook.LogLaplace(0.3)
+    for q in (0.4, [[0.2, 1.7, 30.0]]):
+        whole = mech.sample(q, size=(3001, 3), rng=np.random.default_rng(4))
+        monkeypatch.setattr(sampling, "_BLOCK", 7)
+        assert np.array_equal(
+            mech.sample(q, size=(3001, 3), rng=np.random.default_rng(4)), whole
+        )
+        monkeypatch.undo()
 
 
 def test_blocks_pass_each_block_its_true_values():

@@ -186,6 +186,7 @@ def test_sampler_with_varying_q_and_extreme_q():
         assert np.isfinite(x).all() and (x > 0).all()
         assert abs(np.median(np.log(x / q))) < 0.01
     assert isinstance(mech.sample(2.0, rng=np.random.default_rng(0)), float)
+    assert mech.sample(2.0, size=(2, 0), rng=1).shape == (2, 0)  # no draw, no error
 
 
 def test_log_laplace_log_tails_exact():
@@ -205,3 +206,26 @@ def test_log_laplace_log_tails_exact():
     unit = dpbook.LogLaplace(0.3)
     xs = np.concatenate([[-1.0, 0.0], np.geomspace(1e-3, 1e3, 37)])
     assert_log_tails_match_logs_of_the_law(unit, xs, (0.01, 1.0, 50.0))
+
+
+def test_sampler_skips_the_overflow_check_only_where_no_draw_can_overflow(monkeypatch):
+    """The blocks skip the over/underflow check when ``q (2 e^{37 b})^{±1}`` is finite and positive: 37 is beyond
+    the largest Laplace offset the sampler draws (``53 log 2`` scales, at the extreme uniforms), the draws are the
+    very same as the checked path's, and at the ends of the doubles the checked path keeps them finite."""
+    from dpbook._kernels.laplace import _offsets_in_place
+    from dpbook.families import multiplicative
+
+    extreme = np.array([-1.0, 1.0 - 2.0**-53, -(1.0 - 2.0**-53), 0.0])
+    assert np.abs(_offsets_in_place(extreme, 1.0)).max() < multiplicative._REACH
+    mech = dpbook.LogLaplace(0.3)
+    fast = mech.sample(3.0, size=5000, rng=np.random.default_rng(1))
+    monkeypatch.setattr(multiplicative, "_REACH", 1e300)  # the check on every block
+    assert np.array_equal(
+        mech.sample(3.0, size=5000, rng=np.random.default_rng(1)), fast
+    )
+    monkeypatch.undo()
+    # the checked path (1e308 e^{37 b} overflows), the fast one
+    for q in (1e308, 1e-307):
+        x = dpbook.LogLaplace(0.05).sample(q, size=20000, rng=np.random.default_rng(4))
+        assert np.all(np.isfinite(x)) and np.all(x > 0)
+        assert abs(np.median(np.log(x / q))) < 0.01

@@ -215,17 +215,28 @@ def test_sampler_with_varying_q():
 
 
 def test_sampler_blocks_and_piece_lookup_do_not_change_the_draws(monkeypatch):
-    """Blocks of any size and either way of finding the piece give the very same draws."""
+    """Blocks of any size (the sampler's and the quantile function's) and either way of finding the piece give
+    the very same draws, and the draws are the quantiles of their uniforms."""
+    from dpbook._kernels import sampling
     from dpbook.families import normalization
 
     mech = dpbook.Normalized(
         0.8, [(-np.inf, -2.0), (0.0, 1.0), (3.0, 7.5), (9.0, np.inf)]
     )
     base = mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4))
-    monkeypatch.setattr(normalization, "_BLOCK", 1000)
+    u = np.random.default_rng(4).random((3, 2501))
+    with np.errstate(divide="ignore"):
+        by_ppf = normalization._ppf(u, 2.0, 0.8, mech._lo, mech._hi, floor=2.0**-53)
+    assert np.array_equal(by_ppf, base)
+    monkeypatch.setattr(sampling, "_BLOCK", 1000)
     assert np.array_equal(
         mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4)), base
     )
+    monkeypatch.setattr(normalization, "_BLOCK", 1000)
+    with np.errstate(divide="ignore"):
+        u = np.random.default_rng(4).random((3, 2501))
+        by_ppf = normalization._ppf(u, 2.0, 0.8, mech._lo, mech._hi, floor=2.0**-53)
+    assert np.array_equal(by_ppf, base)
     monkeypatch.setattr(normalization, "_FEW_PIECES", 0)
     assert np.array_equal(
         mech.sample(2.0, size=(3, 2501), rng=np.random.default_rng(4)), base

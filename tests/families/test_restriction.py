@@ -215,7 +215,7 @@ GUMBEL = stats.gumbel_r(loc=-np.euler_gamma)  # mean 0
 
 @pytest.mark.parametrize(
     "base",
-    [stats.logistic(scale=0.7), stats.t(3, scale=1.5), stats.t(50), GUMBEL],
+    [stats.logistic(scale=0.7), stats.t(5, scale=1.5), stats.t(50), GUMBEL],
     ids=lambda b: b.dist.name + str(b.args),
 )
 @pytest.mark.parametrize("q", [0.0, 0.8, 6.0, -2.0])
@@ -257,6 +257,47 @@ def test_sampler_of_other_bases_at_the_extremes(base, q):
     x = mech.sample(q, size=20_000, rng=np.random.default_rng(2))
     assert np.all(np.isfinite(x)) and x.min() >= 0.0
     assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
+
+
+# cuts c = (-q - 0.3)/1.5 in every shape of the part of the ratio-of-uniforms disc kept (its box's cases
+# m = c/√3 <= -1, -1 < m <= 0, 0 < m <= 1, m > 1) and far right, where a draw costs up to six proposals
+T3_CUTS = [4.0, 0.5, -1.5, -6.0, -3000.0]
+
+
+@pytest.mark.parametrize("q", T3_CUTS)
+def test_student_t3_sampler_by_ratio_of_uniforms(q):
+    """Student t(3) draws by ratio of uniforms (``_t3_excess``): KS against the law, nothing below the cut, the
+    mean within 5 standard errors, one draw and a shape."""
+    mech = dpbook.Restricted(stats.t(3, loc=0.3, scale=1.5))
+    x = mech.sample(q, size=20_000, rng=np.random.default_rng(31))
+    assert x.shape == (20_000,) and np.all(np.isfinite(x)) and x.min() >= 0.0
+    assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
+    if q > -100:  # (far right the excess has infinite variance: KS alone)
+        assert abs(x.mean() - mech.mean(q)) < 5 * np.sqrt(mech.variance(q) / x.size)
+    assert isinstance(mech.sample(q, rng=1), float)
+    assert mech.sample(q, size=(3, 2), rng=1).shape == (3, 2)
+    assert mech.sample(q, size=(0, 2), rng=1).shape == (0, 2)
+
+
+def test_student_t3_sampler_blocks_and_extremes(monkeypatch):
+    """Blocks of any size only change which proposals are drawn, not the law: KS with blocks of 7 proposals; a
+    true value per draw takes the quantile route; a cut beyond ``_T3_CUT`` the exact inversion."""
+    from dpbook.families import restriction
+
+    mech = dpbook.Restricted(stats.t(3))
+    monkeypatch.setattr(restriction, "_T3_BLOCK", 7)
+    x = mech.sample(0.5, size=5000, rng=np.random.default_rng(3))
+    assert stats.kstest(x, lambda t: mech.cdf(t, 0.5)).pvalue > 1e-4
+    qs = np.repeat([0.5, -2.0], 3000)
+    x = mech.sample(qs, rng=np.random.default_rng(4))
+    for v in (0.5, -2.0):
+        assert stats.kstest(x[qs == v], lambda t: mech.cdf(t, v)).pvalue > 1e-4
+    tiny = dpbook.Restricted(stats.t(3, scale=1e-300))  # the cut ±1e300
+    x = tiny.sample(-1.0, size=2000, rng=np.random.default_rng(5))
+    assert np.all(np.isfinite(x)) and x.min() >= 0.0
+    assert stats.kstest(x, lambda t: tiny.cdf(t, -1.0)).pvalue > 1e-4
+    # the noise below the spacing of 1
+    assert np.all(tiny.sample(1.0, size=50, rng=1) == 1.0)
 
 
 def test_logistic_sampler_with_a_true_value_per_draw():

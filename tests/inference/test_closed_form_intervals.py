@@ -1,10 +1,14 @@
-"""Closed-form starting points of the exact intervals (``Mechanism._quantile_in_q``, issue 26).
+"""Closed-form ends of the exact intervals (``Mechanism._quantile_in_q``, issue 26).
 
 The ends of :func:`dpbook.confidence_interval` are the smallest (largest) doubles, or integers, where the
-family's computed tail crosses ``α/2``.  A family with a closed-form root in ``q`` lets the search start
-there and polish it on the law; these tests show that the ends are the *same* doubles as the bisection's
-(drawn parameters, extreme scales, infinite bounds, releases on the atoms and far from the true value),
-and count the evaluations of the law that one end costs.
+family's computed tail crosses ``α/2``.  A family with a certified closed-form root in ``q`` (a
+:class:`dpbook._kernels.inversion.Root`: Laplace, BIT and their discrete twins) gives the ends without
+evaluating the law: over the integers they are the search's own integers, over the doubles the root moved
+outwards by its proved width, so the interval holds the bisection's and is wider by at most twice the width.
+A family with a root that is only a starting point (Truncated) polishes it on the law.  These tests check
+both against the bisection (drawn parameters, extreme scales, infinite bounds, releases on the atoms and far
+from the true value), the one assumption of the proof (numpy's ``exp`` and ``log`` to a few ulps), and count
+the evaluations of the law that one end costs.
 """
 
 import numpy as np
@@ -14,6 +18,7 @@ from hypothesis import strategies as st
 from spies import count_law_evaluations
 
 import dpbook
+from dpbook._kernels.inversion import Root
 from dpbook.inference import intervals
 
 CLOSED = ("Laplace", "BIT", "Truncated", "DiscreteLaplace", "DiscreteBIT")
@@ -89,14 +94,117 @@ def both_searches(case):
         yield mech, x, level, u, fast, ends(mech, x, level, u, closed_form=False)
 
 
+def widths(mech, x, level, v):
+    """The proved widths of the family's roots for the low and the high end (NaN where the root is only a
+    starting point, or for a family without certified roots)."""
+    half = (1.0 - level) / 2.0
+    one, zero = (1.0, 0.0) if v is None else (v, v)
+    out = []
+    for w, upper in ((zero, True), (one, False)):
+        root = mech._quantile_in_q(x, half, w, upper)
+        width = root.width if isinstance(root, Root) else np.nan
+        out.append(np.broadcast_to(np.asarray(width, dtype=float), x.shape))
+    return out
+
+
 @settings(max_examples=150, deadline=None)
 @given(cases())
 def test_closed_form_ends_are_the_bisections_doubles(case):
+    """Integers: the search's own.  Doubles: a certified end lies outside the bisection's (the interval
+    holds it), within twice the proved width; an end polished on the law is a switch point of the
+    computed tail next to the bisection's (:func:`switch_points`)."""
     for mech, x, level, u, fast, slow in both_searches(case):
-        for side, (a, b) in enumerate(zip(fast, slow)):
-            for i in np.flatnonzero(a != b):  # see switch_points
-                w = None if u is None else u[i]
-                assert switch_points(mech, x[i], level, w, side, a[i], b[i])
+        if mech.integer_valued:
+            np.testing.assert_array_equal(fast[0], slow[0])
+            np.testing.assert_array_equal(fast[1], slow[1])
+            continue
+        for side, (a, b, w) in enumerate(zip(fast, slow, widths(mech, x, level, u))):
+            sure = np.isfinite(w)
+            outward = (a <= b) if side == 0 else (a >= b)
+            assert outward[sure].all(), (x[sure & ~outward], a[sure & ~outward])
+            slack = 2.0 * w + 2.0 * np.spacing(np.abs(b))
+            assert (np.abs(a - b) <= slack)[sure].all()
+            for i in np.flatnonzero((a != b) & ~sure):  # see switch_points
+                v = None if u is None else u[i]
+                assert switch_points(mech, x[i], level, v, side, a[i], b[i])
+
+
+@pytest.mark.parametrize("name", ["Laplace", "BIT"])
+def test_certified_ends_are_a_few_units_in_the_last_place_wide(name):
+    """The price of skipping the law: the width is a few ulps of the scale and the release (here under
+    ``1e-13`` of them), and the ends stay nondecreasing in the release (what the exact coverage's search
+    over the releases needs)."""
+    mech = build(name, 0.7, -1.0, 3.0)
+    x = np.sort(releases(mech, np.random.default_rng(5), 2000))
+    for lev in (0.5, 0.95, 1 - 1e-9):
+        low_w, high_w = widths(mech, x, lev, None)
+        for w in (low_w, high_w):
+            sure = np.isfinite(w)
+            assert sure.mean() > 0.99
+            assert (w[sure] <= 1e-13 * (mech.scale + np.abs(x[sure]))).all()
+        low, high = intervals._neyman(mech, x, lev)
+        assert (np.diff(low) >= 0).all() and (np.diff(high) >= 0).all()
+
+
+def test_the_libm_is_as_accurate_as_the_proof_assumes():
+    """The widths (``dpbook._kernels.inversion``) assume numpy's ``exp`` and ``log`` within ``E = 4`` ulps;
+    checked here against ``decimal`` at 40 digits on arguments over the whole range the roots use."""
+    import decimal
+
+    decimal.getcontext().prec = 40
+    rng = np.random.default_rng(26)
+    z = np.concatenate([-rng.uniform(0, 745, 2000), rng.uniform(-40, 40, 2000)])
+    y = np.concatenate([10.0 ** rng.uniform(-300, 300, 2000), rng.uniform(0, 1, 2000)])
+    for func, args, exact in (
+        (np.exp, z, lambda t: decimal.Decimal(t).exp()),
+        (np.log, y, lambda t: decimal.Decimal(t).ln()),
+    ):
+        got = func(args)
+        for t, g in zip(args.tolist(), got.tolist()):
+            if g == 0.0 or not np.isfinite(g):
+                continue
+            err = abs(decimal.Decimal(g) - exact(t)) / decimal.Decimal(
+                np.spacing(abs(g))
+            )
+            assert err <= 4, (func.__name__, t, g, float(err))
+
+
+@pytest.mark.parametrize("name", ["DiscreteLaplace", "DiscreteBIT"])
+@pytest.mark.parametrize("randomize", [False, True])
+def test_an_integer_end_inside_the_zone_is_searched(name, randomize, monkeypatch):
+    """With every zone made wide enough to hold an integer, no end is decided from the root: all are searched
+    on the law, and the ends are still the search's (the path the rare undecided releases take)."""
+    mech = build(name, 2.0, 0.0, 30.0)
+    x = releases(mech, np.random.default_rng(9), 300)
+    v = np.random.default_rng(4).random(x.shape) if randomize else None
+    exact = ends(mech, x, 0.9, v, closed_form=False)
+    real = mech._quantile_in_q
+
+    def wide(*a):
+        root = real(*a)
+        return Root(root.root, np.where(np.isfinite(root.root), 0.75, np.nan))
+
+    monkeypatch.setattr(mech, "_quantile_in_q", wide)
+    seen = count_law_evaluations(monkeypatch, mech)
+    fast = ends(mech, x, 0.9, v)
+    assert seen[0] > 0
+    np.testing.assert_array_equal(fast[0], exact[0])
+    np.testing.assert_array_equal(fast[1], exact[1])
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Laplace", "BIT [0, 2]", "BIT [0, inf)", "DiscreteLaplace", "DiscreteBIT [0, 50]"],
+)
+@pytest.mark.parametrize("randomize", [False, True])
+def test_certified_families_do_not_evaluate_the_law(name, randomize, monkeypatch):
+    """Typical releases, including the atoms of the clamped families: no evaluation of the law at all."""
+    mech = TYPICAL[name]
+    x = np.asarray(mech.sample(1, 4000, rng=11), dtype=float)
+    v = np.random.default_rng(12).random(x.shape) if randomize else None
+    seen = count_law_evaluations(monkeypatch, mech)
+    ends(mech, x, 0.95, v)
+    assert seen[0] == 0
 
 
 @settings(max_examples=150, deadline=None)
@@ -191,13 +299,18 @@ def test_ends_differ_only_inside_the_rounding_zone():
     assert abs(fast[0][0] - slow[0][0]) <= width < 1e-12
 
 
-def test_public_intervals_use_the_closed_form_and_match_the_bisection():
+def test_public_intervals_use_the_closed_form_and_hold_the_bisections():
     mech = dpbook.BIT(0.2, lower=0.0, upper=1.0)
     x = np.array([0.0, 0.3, 0.5, 1.0])
     ci = dpbook.confidence_interval(mech, x, 0.9)
     slow = intervals._neyman(mech, x, 0.9, closed_form=False)
-    np.testing.assert_array_equal(ci.low, slow[0])
-    np.testing.assert_array_equal(ci.high, slow[1])
+    assert (ci.low <= slow[0]).all() and (ci.high >= slow[1]).all()
+    np.testing.assert_allclose(ci.low, slow[0], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(ci.high, slow[1], rtol=0, atol=1e-14)
+    rand = dpbook.randomized_interval(mech, x, 0.3, 0.9)
+    slow = intervals._neyman(mech, x, 0.9, np.full(x.shape, 0.3), closed_form=False)
+    assert (rand.low <= slow[0]).all() and (rand.high >= slow[1]).all()
+    np.testing.assert_allclose(rand.low, slow[0], rtol=0, atol=1e-14)
 
 
 TYPICAL = {
@@ -247,9 +360,14 @@ def test_a_bad_guess_costs_at_most_a_few_evaluations_more_than_the_bisection(
     n = 500
     x = np.asarray(mech.sample(1, n, rng=7), dtype=float)
     v = np.random.default_rng(3).random(n) if randomize else None
-    good = ends(mech, x, 0.95, v)
+    good = ends(mech, x, 0.95, v, closed_form=False)
     real = mech._quantile_in_q
-    monkeypatch.setattr(mech, "_quantile_in_q", lambda *a: real(*a) * 1.001)
+
+    def bad(*a):  # a starting point only (no width), off by a factor 1.001
+        root = real(*a)
+        return (root.root if isinstance(root, Root) else root) * 1.001
+
+    monkeypatch.setattr(mech, "_quantile_in_q", bad)
     seen = count_law_evaluations(monkeypatch, mech)
     bad = ends(mech, x, 0.95, v)
     per_end = seen[0] / n / 2
