@@ -154,7 +154,8 @@ class Hierarchy:
 
     Attributes
     ----------
-    fanout : tuple of ndarray of int64
+    fanout : tuple of numpy.ndarray
+        The children counts of each level above the leaves (integer arrays, ``int64``).
     sizes : tuple of int
         Nodes per level, root first (``sizes[0] = 1``).
     height : int

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import numbers
+import re
 
 __all__ = ["Table", "table"]
 
@@ -30,7 +31,14 @@ def _format(value, spec):
         if isinstance(value, numbers.Real):
             return f"{value:g}"
         return str(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        # a value that rounds to zero prints as zero, never "-0.0000" ("z", Python 3.11)
+        return format(value, _SIGN.sub(r"\g<head>z", spec, count=1))
     return format(value, spec)
+
+
+#: a format spec up to its sign (``[[fill]align][sign]``), where the "z" option goes
+_SIGN = re.compile(r"^(?P<head>(?:.?[<>=^])?[+\- ]?)(?!z)(?=[#0-9.,_a-zA-Z%]|$)")
 
 
 def _escape_markdown(text):

@@ -319,7 +319,11 @@ def build_lite(app):
         json.dumps(
             {
                 "jupyter-lite-schema-version": 0,
-                "jupyter-config-data": {"appName": "dpbook (JupyterLite)"},
+                "jupyter-config-data": {
+                    "appName": "dpbook (JupyterLite)",
+                    # window.jupyterapp: the site test opens chapter after chapter in one lab
+                    "exposeAppInBrowser": "true",
+                },
             }
         )
     )

@@ -35,8 +35,8 @@ class Misallocation(NamedTuple):
 
     Attributes
     ----------
-    expected : numpy.ndarray, shape (n,)
-        The expected gain (``> 0``) or loss (``< 0``) of each area.
+    expected : numpy.ndarray
+        The expected gain (``> 0``) or loss (``< 0``) of each area, shape ``(n,)``.
     se : numpy.ndarray or None
         Standard errors when simulated, else ``None``.
     exact : bool

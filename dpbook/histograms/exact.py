@@ -61,8 +61,9 @@ class HistogramMoments(NamedTuple):
 
     Attributes
     ----------
-    mean, bias, mse : numpy.ndarray, shape (n,) (or (..., n) when simulated)
-        ``E[x_i]``, ``E[x_i] - c_i`` and ``E[(x_i - c_i)²]`` for the release ``x`` of the true counts ``c``.
+    mean, bias, mse : numpy.ndarray
+        ``E[x_i]``, ``E[x_i] - c_i`` and ``E[(x_i - c_i)²]`` for the release ``x`` of the true counts
+        ``c``, of shape ``(n,)`` (``(..., n)`` when simulated).
     exact : bool
         Computed exactly (``error`` bounds the numerical error) or simulated (``se`` holds the
         standard errors).

@@ -45,15 +45,20 @@ def _integer_simplex(noisy, total):
     return integer_simplex(noisy, _needs_total("integer_simplex", total))
 
 
-#: The post-processings of a noisy histogram by name: functions of ``(noisy, total)``.  ``"raw"`` and
-#: ``"clamp"`` ignore ``total``; ``"simplex"`` and ``"integer_simplex"`` need it (a ``ValueError``
-#: naming ``total`` without it).
-POSTPROCESSINGS = {
-    "raw": _raw,
-    "clamp": _clamp,
-    "simplex": _simplex,
-    "integer_simplex": _integer_simplex,
-}
+class _PostProcessings(dict):
+    """The post-processings of a noisy histogram, by name (functions of ``(noisy, total)``).
+
+    ``"raw"`` and ``"clamp"`` ignore ``total``; ``"simplex"`` and ``"integer_simplex"`` need it (a
+    ``ValueError`` naming ``total`` without it).  A ``dict``: ``POSTPROCESSINGS["simplex"](y, 10)``.
+    """
+
+
+POSTPROCESSINGS = _PostProcessings(
+    raw=_raw,
+    clamp=_clamp,
+    simplex=_simplex,
+    integer_simplex=_integer_simplex,
+)
 
 #: The post-processings that need the public total.
 NEEDS_TOTAL = frozenset({"simplex", "integer_simplex"})

@@ -99,3 +99,15 @@ def test_markdown_renders_each_cell_literally():
     )
     cells = [html_lib.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", rendered)]
     assert cells == list(texts)
+
+
+def test_a_value_that_rounds_to_zero_prints_as_zero():
+    t = table(
+        [(-1e-12, -1e-12, -0.5, 3)],
+        columns=("a", "b", "c", "d"),
+        formats=("+.4f", ".6f", "+.2f", "d"),
+    )
+    assert list(t.cells) == [("+0.0000", "0.000000", "-0.50", "3")]
+    # a fill and an alignment before the sign, and a spec with no sign
+    t = table([(-1e-12, -1e-12)], columns=("a", "b"), formats=("*>+9.3f", ".1e"))
+    assert list(t.cells) == [("***+0.000", "-1.0e-12")]
