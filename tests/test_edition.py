@@ -244,3 +244,20 @@ def test_workflow_builds_strictly_deploys_main_and_releases_tags():
         "dist/*.whl dist/*.tar.gz" in steps
         and '"v$version" = "$GITHUB_REF_NAME"' in steps
     )
+
+
+def _tex_in_bibliography(text):
+    """``(line number, line)`` of every line of a .bib text with TeX math: the site's references page
+    prints it as written, so ``$\\ell_1$`` shows raw (accents such as ``{\\"o}`` are rendered)."""
+    return [
+        (k, line.strip()) for k, line in enumerate(text.splitlines(), 1) if "$" in line
+    ]
+
+
+def test_the_bibliography_holds_no_tex_the_site_would_print_raw():
+    text = (ROOT / "references.bib").read_text(encoding="utf-8")
+    assert not _tex_in_bibliography(text)
+    # the check sees what once reached the references page
+    assert _tex_in_bibliography("  title = {Projections onto the $\\ell_1$-Ball},") == [
+        (1, "title = {Projections onto the $\\ell_1$-Ball},")
+    ]
