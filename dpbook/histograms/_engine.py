@@ -51,6 +51,18 @@ def noise_family(mechanism):
     return mechanism
 
 
+def tie_generator(ties, rng):
+    """The generator of the random order for ``ties="random"``, ``None`` for ``ties="first"``
+    (which reads no ``rng``); any other rule, or an ``rng`` given with ``"first"``, is a ``ValueError``."""
+    if ties not in ("first", "random"):
+        raise ValueError(f"ties must be 'first' or 'random', got {ties!r}")
+    if ties == "first":
+        if rng is not None:
+            raise ValueError(f"rng is read with ties='random' only, got rng={rng!r}")
+        return None
+    return check.generator(rng)
+
+
 def post_function(post, table):
     """``table[post]`` for a known name, else a ``ValueError`` naming ``post``."""
     if not isinstance(post, str) or post not in table:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import validation as check
+from ._engine import tie_generator
 
 __all__ = ["clamp_counts", "simplex_threshold", "project_simplex", "integer_simplex"]
 
@@ -228,8 +229,8 @@ def integer_simplex(noisy, total, *, ties="first", rng=None):
     [0, 1]
     """
     y, t = _total(total, _noisy(noisy), integer=True)
-    if ties == "random":
-        gen = check.generator(rng)
+    gen = tie_generator(ties, rng)
+    if gen is not None:
         order = gen.permuted(np.broadcast_to(np.arange(y.shape[-1]), y.shape), axis=-1)
         x = np.empty(y.shape, dtype=np.int64)
         np.put_along_axis(
@@ -239,10 +240,6 @@ def integer_simplex(noisy, total, *, ties="first", rng=None):
             axis=-1,
         )
         return x
-    if ties != "first":
-        raise ValueError(f"ties must be 'first' or 'random', got {ties!r}")
-    if rng is not None:
-        raise ValueError(f"rng is read with ties='random' only, got rng={rng!r}")
     return _nearest_integers(y, t)
 
 

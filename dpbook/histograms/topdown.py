@@ -18,6 +18,7 @@ from .._kernels import validation as check
 from ..consistency import Hierarchy
 from ..design.least_count_bias import optimal_count_postprocessing
 from ..families.discrete import DiscreteLaplace
+from ._engine import tie_generator
 from .postprocess import integer_simplex
 
 __all__ = ["topdown", "TopDownBias", "topdown_bias"]
@@ -138,11 +139,7 @@ def topdown(noisy_levels, hierarchy, *, total, ties="first", rng=None):
             f"total must broadcast with the hierarchies' shape "
             f"{np.broadcast_shapes(*(lv.shape[:-1] for lv in y))}, got shape {t.shape}"
         ) from None
-    if ties not in ("first", "random"):
-        raise ValueError(f"ties must be 'first' or 'random', got {ties!r}")
-    if ties == "first" and rng is not None:
-        raise ValueError(f"rng is read with ties='random' only, got rng={rng!r}")
-    rng_ = check.generator(rng) if ties == "random" else None
+    rng_ = tie_generator(ties, rng)
     out = [np.broadcast_to(t, batch)[..., None].astype(np.int64)]
     for d in range(1, H.height):
         noisy = np.broadcast_to(y[d - 1], batch + y[d - 1].shape[-1:])
@@ -270,9 +267,8 @@ def topdown_bias(leaves, hierarchy, mechanism, *, n_sims, rng, ties="random"):
         )
     mechs = _mechanisms(mechanism, H.height)
     n = check.count("n_sims", n_sims, 2)
-    if ties not in ("first", "random"):
-        raise ValueError(f"ties must be 'first' or 'random', got {ties!r}")
     gen = check.generator(rng)
+    tie_gen = tie_generator(ties, gen if ties == "random" else None)
     true = H.levels(q.astype(np.int64))
     total = int(true[0][0])
     maps = [optimal_count_postprocessing(m.scale) for m in mechs]
@@ -291,9 +287,7 @@ def topdown_bias(leaves, hierarchy, mechanism, *, n_sims, rng, ties="random"):
         root = np.full((m, 1), float(total))
         released = {
             "raw": [root, *noisy],
-            "topdown": topdown(
-                noisy, H, total=total, ties=ties, rng=gen if ties == "random" else None
-            ),
+            "topdown": topdown(noisy, H, total=total, ties=ties, rng=tie_gen),
             "least_bias": [root, *(f.apply(y) for f, y in zip(maps, noisy))],
         }
         for r, levels in released.items():

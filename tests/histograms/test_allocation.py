@@ -1,10 +1,10 @@
 """Tests of dpbook/histograms/allocation.py: proportional allocation and the expected misallocation."""
 
-import itertools
 import math
 
 import numpy as np
 import pytest
+from noise_lattice import noise_lattice
 
 import dpbook
 from dpbook import (
@@ -52,14 +52,8 @@ def test_allocate_bad_input():
 
 
 def enumerate_misallocation(post, counts, scale, funds, threshold, total):
-    c = np.asarray(counts, dtype=float)
-    alpha = math.exp(-1 / scale)
-    m = int(45 * scale) + 2
-    k = np.arange(-m, m + 1, dtype=float)
-    pmf = (1 - alpha) / (1 + alpha) * alpha ** np.abs(k)
-    grid = np.array(list(itertools.product(range(k.size), repeat=c.size)))
-    w = np.prod(pmf[grid], axis=1)
-    x = np.asarray(POSTPROCESSINGS[post](c + k[grid], total), dtype=float)
+    c, w, y = noise_lattice(counts, scale)
+    x = np.asarray(POSTPROCESSINGS[post](y, total), dtype=float)
     return w @ allocate(x, funds, threshold=threshold) - allocate(
         c, funds, threshold=threshold
     )

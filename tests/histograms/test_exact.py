@@ -1,11 +1,11 @@
 """Tests of dpbook/histograms/exact.py: every exact value against brute force (enumeration, quadrature,
 Monte Carlo at 5 standard errors), extreme scales, and Zhu et al. (2021)'s sign pattern."""
 
-import itertools
 import math
 
 import numpy as np
 import pytest
+from noise_lattice import noise_lattice
 from scipy import integrate
 
 import dpbook
@@ -26,14 +26,7 @@ POSTS = list(POSTPROCESSINGS)
 
 def enumerate_moments(post, counts, scale, total):
     """Mean and MSE by summing over every noise vector with |k_i| <= M (product of discrete Laplace pmfs)."""
-    c = np.asarray(counts, dtype=float)
-    alpha = math.exp(-1 / scale)
-    m = int(45 * scale) + 2
-    k = np.arange(-m, m + 1, dtype=float)
-    pmf = (1 - alpha) / (1 + alpha) * alpha ** np.abs(k)
-    grid = np.array(list(itertools.product(range(k.size), repeat=c.size)))
-    w = np.prod(pmf[grid], axis=1)
-    y = c + k[grid]
+    c, w, y = noise_lattice(counts, scale)
     x = np.asarray(POSTPROCESSINGS[post](y, total), dtype=float)
     return w @ x, w @ (x - c) ** 2, 1 - w.sum()
 
