@@ -38,6 +38,7 @@ from .audit import (
     PrivacyReport,
     describe,
     pair_loss,
+    pair_profile,
     privacy_loss,
     privacy_report,
 )
@@ -72,6 +73,7 @@ from .design.clipping import (
     clipping_bias,
     optimal_clip,
 )
+from .design.gaussian import analytic_gaussian_scale, gaussian_delta
 from .design.least_bias import (
     MSEVerification,
     OptimalPostProcessing,
@@ -147,6 +149,7 @@ from .families.discrete import (
     discrete_truncated_scale,
 )
 from .families.folded import FoldedLaplace
+from .families.gaussian import Gaussian, GaussianBIT, GaussianTruncated
 from .families.laplace import Laplace
 from .families.multiplicative import LogLaplace, log_laplace_moment, relative_bias
 from .families.normalization import CroftLaplace, Normalized
@@ -238,6 +241,12 @@ __all__ = [
     "Normalized",
     "CroftLaplace",
     "FoldedLaplace",
+    # the Gaussian mechanism on the line and on a bounded range, its exact δ(ε) and calibration (issue 20)
+    "Gaussian",
+    "GaussianBIT",
+    "GaussianTruncated",
+    "gaussian_delta",
+    "analytic_gaussian_scale",
     # scales and constants of the families
     "laplace_scale",
     "log_laplace_scale",
@@ -278,6 +287,7 @@ __all__ = [
     "PrivacyReport",
     "describe",
     "pair_loss",
+    "pair_profile",
     "privacy_loss",
     "privacy_report",
     "truncated_scale",

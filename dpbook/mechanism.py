@@ -284,8 +284,11 @@ class Mechanism(abc.ABC):
         return _float(self._logpdf(check.real_array("x", x), self._q(q)))
 
     def pdf(self, x, q):
-        """Density of the absolutely continuous part of the law of ``M(q)`` (point masses excluded)."""
-        return _float(np.exp(self._logpdf(check.real_array("x", x), self._q(q))))
+        """Density of the absolutely continuous part of the law of ``M(q)`` (point masses excluded); ``inf`` where
+        it exceeds the largest double (a law narrower than ``1e-308``: :meth:`logpdf` keeps it)."""
+        logpdf = self._logpdf(check.real_array("x", x), self._q(q))
+        with np.errstate(over="ignore"):
+            return _float(np.exp(logpdf))
 
     def atoms(self, q):
         """Point masses of the law of ``M(q)``: a list of ``(location, probability)`` pairs."""

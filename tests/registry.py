@@ -19,7 +19,8 @@ A row holds
   costly at some parameters, as for a Student t base, whose law is numerical and which, but for 3 degrees
   of freedom, samples through scipy's t quantile; its goodness-of-fit test draws 10^5, not 10^6, and its
   law identities run in the slow suite; the sampler benchmark times every row alike), ``neighbours``
-  (the family's default neighbour relation: ``'log'`` for a multiplicative family).
+  (the family's default neighbour relation: ``'log'`` for a multiplicative family), ``noise`` (``'laplace'`` or
+  ``'gauss'``: the noise the release adds, whose numpy generator the sampler benchmark times it against).
 
 A :class:`Case` holds a factory of the instance (built afresh by each test), a small grid of true values
 and, where one is known, a reference for the privacy loss and for the law at that point (a limit the
@@ -83,6 +84,7 @@ class Row:
     audit: str = "exact"
     sampler_fast: bool = True
     neighbours: str = "additive"
+    noise: str = "laplace"
 
     def cases(self):
         return self.typical + self.extreme
@@ -373,6 +375,7 @@ _STEP = Row(
 _RESTRICTED_NORMAL = Row(
     "restricted-normal",
     dpbook.Restricted,
+    noise="gauss",
     typical=(
         Case(
             "norm",
@@ -689,6 +692,147 @@ _FOLDED = Row(
     ),
 )
 
+
+def _gaussian_bit_loss(scale, lower, upper, delta, domain=None):
+    """GaussianBIT on a finite range over the domain ``[lo, hi]`` (default ``[lower, upper]``): the larger of the
+    atom at ``lower`` for the pair ``(hi - Δ, hi)`` and the atom at ``upper`` for ``(lo + Δ, lo)``."""
+    lo, hi = (lower, upper) if domain is None else domain
+    at_lower = stats.norm.logcdf((lower - hi + delta) / scale) - stats.norm.logcdf(
+        (lower - hi) / scale
+    )
+    at_upper = stats.norm.logcdf((lo + delta - upper) / scale) - stats.norm.logcdf(
+        (lo - upper) / scale
+    )
+    return float(max(at_lower, at_upper))
+
+
+_GAUSSIAN = Row(
+    "gaussian",
+    dpbook.Gaussian,
+    noise="gauss",
+    typical=(
+        Case("s=1.3", lambda: dpbook.Gaussian(1.3), (0.0, -2.0, 1e3), loss=math.inf),
+    ),
+    extreme=(
+        Case(
+            "s=1e-300",
+            lambda: dpbook.Gaussian(1e-300),
+            (0.0, 1e300, -1e300),
+            sensitivity=1e-300,
+            loss=math.inf,
+            mean=lambda q: q,
+            scale_of_x=1e-300,
+        ),
+        Case(
+            "s=1e300",
+            lambda: dpbook.Gaussian(1e300),
+            (0.0, 1e300, -1e300),
+            sensitivity=1e285,
+            loss=math.inf,
+            mean=lambda q: q,
+            scale_of_x=1e300,
+        ),
+    ),
+)
+
+_GAUSSIAN_BIT = Row(
+    "gaussian-bit",
+    dpbook.GaussianBIT,
+    noise="gauss",
+    has_atoms=True,
+    typical=(
+        Case(
+            "s=1,[0,2]",
+            lambda: dpbook.GaussianBIT(1.0, lower=0.0, upper=2.0),
+            (0.5, -0.7, 3.0),
+            loss=_gaussian_bit_loss(1.0, 0.0, 2.0, 1.0),
+        ),
+        Case(
+            "s=0.8,[0,inf)",
+            lambda: dpbook.GaussianBIT(0.8, lower=0.0),
+            (0.3, 5.0, -4.0),
+            loss=math.inf,
+        ),
+    ),
+    extreme=(
+        Case(
+            "s=1e300,[0,1]",
+            lambda: dpbook.GaussianBIT(1e300, lower=0.0, upper=1.0),
+            (0.5,),
+            mean=lambda q: 0.5,
+        ),
+        # (σ = 1e-150, not 1e-300: the auditor's Gaussian kernel divides by σ², which underflows below 1e-154;
+        # the law at σ = 1e-300 is swept in tests/families/test_gaussian.py)
+        Case(
+            "s=1e-150,[0,2e-149]",
+            lambda: dpbook.GaussianBIT(1e-150, lower=0.0, upper=2e-149),
+            (1e-149, -1e300, 1e300),
+            sensitivity=1e-150,
+            loss=_gaussian_bit_loss(1e-150, 0.0, 2e-149, 1e-150),
+            mean=lambda q: min(max(q, 0.0), 2e-149),
+            scale_of_x=1e-149,
+        ),
+        Case(
+            "width=1e-300",
+            lambda: dpbook.GaussianBIT(1.0, lower=0.0, upper=1e-300),
+            (0.0, 5e-301),
+            sensitivity=1e-300,
+            mean=lambda q: 5e-301,
+            scale_of_x=1e-300,
+            rtol=1e-6,
+        ),
+    ),
+)
+
+_GAUSSIAN_TRUNCATED = Row(
+    "gaussian-truncated",
+    dpbook.GaussianTruncated,
+    noise="gauss",
+    typical=(
+        Case(
+            "s=1,[0,2]",
+            lambda: dpbook.GaussianTruncated(1.0, lower=0.0, upper=2.0),
+            (0.5, 2.5, -3.0),
+        ),
+        Case(
+            "s=0.7,[0,inf)",
+            lambda: dpbook.GaussianTruncated(0.7, lower=0.0),
+            (0.2, 3.0, -2.0),
+            loss=math.inf,
+        ),
+    ),
+    extreme=(
+        # far narrower than its scale: the law is uniform on [lower, upper] to every digit
+        Case(
+            "s=1e20,[0,1]",
+            lambda: dpbook.GaussianTruncated(1e20, lower=0.0, upper=1.0),
+            (0.0, 0.3, 1.0),
+            mean=lambda q: 0.5,
+            ppf=_uniform_ppf(0.0, 1.0),
+        ),
+        Case(
+            "s=1,width=1e-300",
+            lambda: dpbook.GaussianTruncated(1.0, lower=0.0, upper=1e-300),
+            (0.0, 1e-300, 7.0),
+            sensitivity=1e-300,
+            mean=lambda q: 5e-301,
+            ppf=_uniform_ppf(0.0, 1e-300),
+            scale_of_x=1e-300,
+            rtol=1e-6,
+        ),
+        Case(
+            "s=1e-150,[0,1]",
+            lambda: dpbook.GaussianTruncated(1e-150, lower=0.0, upper=1.0),
+            # (its density at 0 is about |q|/σ²: beyond the doubles for q below -1.8e8 σ; σ as in GaussianBIT's row)
+            (0.3, -1e-142, 1.0 + 1e-142),
+            sensitivity=1e-150,
+            audit={"domain": (0.0, 1e-149)},
+            mean=lambda q: min(max(q, 0.0), 1.0),
+            rtol=1e-12,
+        ),
+    ),
+)
+
 ROWS = (
     _LAPLACE,
     _BIT,
@@ -708,6 +852,9 @@ ROWS = (
     _ROUNDED,
     _COUNT_POSTPROCESSED,
     _FOLDED,
+    _GAUSSIAN,
+    _GAUSSIAN_BIT,
+    _GAUSSIAN_TRUNCATED,
 )
 
 

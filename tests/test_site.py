@@ -76,6 +76,10 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
+# one worker for the module (its fixtures are built once) when the slow stage hands out tests one by one
+# (.ci/run: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("site")
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE = Path(os.environ.get("DPBOOK_SITE_DIR", ROOT / "_build" / "html")).resolve()
 SCREENSHOTS = SITE.parent / "screenshots"

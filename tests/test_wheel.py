@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# one worker for the module (its fixtures are built once) when the slow stage hands out tests one by one
+# (.ci/run: --dist loadgroup)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = ast.literal_eval(

@@ -96,14 +96,6 @@ def _offsets_in_place(t, scale, floor=RESOLUTION):
     return w
 
 
-def _draw_offsets(rng, shape, scale):
-    """``shape`` draws of ``L_b`` from one uniform each (inverse cdf, see :func:`_offsets_in_place`)."""
-    t = rng.random(shape)
-    t *= 2.0
-    t -= 1.0
-    return _offsets_in_place(t, scale)
-
-
 _LOG_HALF = math.log(0.5)
 
 

@@ -3,9 +3,11 @@
 A family describes its own law through :meth:`dpbook.Mechanism.privacy_description`, which returns a
 :class:`PrivacyDescription` (real-valued laws) or a :class:`DiscreteDescription` (integer-valued laws);
 :func:`privacy_loss` and :func:`privacy_report` only search over pairs of neighbouring true values and
-outputs, and never look at the family's type.
+outputs, and never look at the family's type; :func:`pair_profile` computes the exact hockey-stick
+divergence δ(ε) of one pair from the same description.
 """
 
+from ._profile import pair_profile
 from ._search import PrivacyReport, describe, pair_loss, privacy_loss, privacy_report
 from .description import DiscreteDescription, PrivacyDescription
 
@@ -15,6 +17,7 @@ __all__ = [
     "PrivacyReport",
     "describe",
     "pair_loss",
+    "pair_profile",
     "privacy_loss",
     "privacy_report",
 ]

@@ -515,11 +515,25 @@ def _pair_block(desc, q1, q2, window):
             low, high = pieces[0][0], pieces[-1][1]
             for t, outward in ((low, -1.0), (high, 1.0)):
                 if math.isfinite(t):
-                    offer(
-                        (m1 - m2) * ((t - m1) + (t - m2)) / (2 * s1 * s1) + const,
-                        _DENSITY,
-                        t,
+                    # (m1 - m2)((t - m1) + (t - m2))/(2 s^2), s^2 not formed (it underflows); seven
+                    # roundings of the product, an ulp of each centre carried through both factors
+                    a = (m1 - m2) / s1
+                    b = ((t - m1) + (t - m2)) / (2 * s1)
+                    r = a * b + const
+                    centre_err = (np.spacing(np.abs(m1)) + np.spacing(np.abs(m2))) / s1
+                    err = (
+                        8
+                        * np.spacing(
+                            np.abs(np.nan_to_num(a * b, posinf=0.0, neginf=0.0))
+                        )
+                        + np.nan_to_num(
+                            centre_err * (np.abs(a) + np.abs(b)), posinf=0.0, nan=0.0
+                        )
+                        + np.nan_to_num(const_err, posinf=0.0)
+                        + 2
+                        * np.spacing(np.abs(np.nan_to_num(r, posinf=0.0, neginf=0.0)))
                     )
+                    offer(r + err, _DENSITY, t, r)
                 else:
                     offer(np.where(outward * (m1 - m2) > 0, np.inf, -np.inf), _TAIL, t)
         elif pieces and desc.uniform:
@@ -981,9 +995,10 @@ def _gauss_search(desc, delta, lo, hi, window):
     true values within ``Δ`` of a domain end ``e`` (the minimum by golden section of the concave pair loss;
     its error is at most ``w^2/(2 s^2)`` for a final bracket ``w``, added), for ``t`` the lowest or the highest
     output.  Unbounded cases: outputs unbounded above, any pair ``q1 > q2`` has an infinite loss (the tail);
-    ``hi = inf`` with a window, the loss grows without bound as the pair runs off (``q1 = q2 = inf``); ``lo =
-    -inf``, ``h(u) - h(u + Δ)`` increases to ``(t - c0) Δ/s^2`` as ``u -> -inf`` (``c0`` the interval's lower
-    end), reported with ``q1 = q2 = -inf``.
+    ``lo = -inf``, ``h(u) - h(u + Δ)`` increases to ``(t - c0) Δ/s^2`` as ``u -> -inf`` (``c0`` the interval's
+    lower end: the law gathers there, ``log N(u) = -(c0 - u)^2/(2 s^2) + O(log |u|)``), reported with
+    ``q1 = q2 = -inf``; ``hi = inf`` is its mirror image, ``(c1 - t) Δ/s^2`` with ``c1`` the upper end, reported
+    with ``q1 = q2 = inf``.
     """
     ((a, b),) = [(max(p, window[0]), min(r, window[1])) for p, r in desc.pieces]
     s = float(np.asarray(desc.scale(np.array(0.0))))
@@ -993,8 +1008,6 @@ def _gauss_search(desc, delta, lo, hi, window):
         if a == -math.inf and b != math.inf:
             q1, q2 = q2, min(q2 + delta, hi)
         return _report(desc, q1, q2, window)
-    if hi == math.inf:
-        return PrivacyReport(math.inf, math.inf, math.inf, a, _KINDS[_DENSITY])
     reports = []
     for t in (a, b):
         for end, (x, y) in (
@@ -1007,14 +1020,23 @@ def _gauss_search(desc, delta, lo, hi, window):
                 lambda q: _gauss_log_ratio(desc, q, end, t, s), x, y
             )
             r = _report(desc, q1, end, window)
-            allowance = width * width / (2 * s * s)
+            allowance = (width / s) ** 2 / 2
             if allowance > 0:
                 r = replace(r, epsilon=r.epsilon + allowance, slack=r.slack + allowance)
             reports.append(r)
-    if lo == -math.inf:
-        with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):
+        if lo == -math.inf:
             limit = (b - desc.pieces[0][0]) * delta / s / s
-        reports.append(PrivacyReport(limit, -math.inf, -math.inf, b, _KINDS[_DENSITY]))
+            reports.append(
+                PrivacyReport(limit, -math.inf, -math.inf, b, _KINDS[_DENSITY])
+            )
+        if (
+            hi == math.inf
+        ):  # the mirror image: the law gathers at the interval's upper end
+            limit = (desc.pieces[0][1] - a) * delta / s / s
+            reports.append(
+                PrivacyReport(limit, math.inf, math.inf, a, _KINDS[_DENSITY])
+            )
     return max(reports, key=lambda r: r.epsilon)
 
 
@@ -1024,7 +1046,7 @@ def _gauss_log_ratio(desc, q1, q2, t, s):
     m1, m2 = desc.center(q1), desc.center(np.full(q1.shape, q2))
     const, _ = _log_norm_ratio(desc, q1, np.full(q1.shape, q2))
     with np.errstate(over="ignore", invalid="ignore"):
-        return (m1 - m2) * ((t - m1) + (t - m2)) / (2 * s * s) + const
+        return ((m1 - m2) / s) * (((t - m1) + (t - m2)) / (2 * s)) + const
 
 
 def _golden_max(f, x, y, steps=200):

@@ -23,10 +23,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .._kernels.arrays import _compact
 from .._kernels.inversion import _laplace_root
 from .._kernels.laplace import (
     _clip_parts,
-    _draw_offsets,
     _g,
     _laplace_cdf,
     _laplace_isf,
@@ -35,9 +35,11 @@ from .._kernels.laplace import (
     _laplace_logsf,
     _laplace_ppf,
     _laplace_sf,
+    _offsets_in_place,
     _short,
     _times_exp,
 )
+from .._kernels.sampling import _uniform_blocks
 from ..audit.description import (
     corner_pairs,
     laplace_cdf_curvature,
@@ -207,9 +209,18 @@ class BIT(IntervalMechanism):
         )
 
     def _sample(self, q, shape, rng):
-        x = _draw_offsets(rng, shape, self.scale)
-        x += q
-        return np.clip(x, self.lower, self.upper, out=x)
+        """``clip(q + L_b, lower, upper)``, ``L_b`` by inverse cdf from one uniform per draw, block by block
+        (``dpbook._kernels.sampling``)."""
+        b, lower, upper = self.scale, self.lower, self.upper
+
+        def draw(t, q):
+            t *= 2.0
+            t -= 1.0
+            x = _offsets_in_place(t, b)
+            x += q
+            return np.clip(x, lower, upper, out=x)
+
+        return _uniform_blocks(rng, shape, _compact(q), draw)
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):

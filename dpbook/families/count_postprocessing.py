@@ -14,6 +14,7 @@ from .._kernels import validation as check
 from .._kernels.arrays import _float
 from .._kernels.discrete_laplace import _dl_split, _dl_tail
 from .._kernels.exact_sampling import discrete_laplace_noise
+from .._kernels.inversion import _count_map_root
 from ..families.discrete import DiscreteLaplace
 from ..mechanism import Mechanism
 
@@ -285,6 +286,37 @@ class CountPostProcessed(Mechanism):
             keep = (w > 0) & (out >= lo) & (out <= hi)
             total.extend((np.asarray(func(out[keep]), dtype=float) * w[keep]).tolist())
         return math.fsum(total)
+
+    def _k_star(self, y):
+        """``k*(y)``, the largest ``k`` with ``φ(k) <= y`` for integer releases ``y`` (``-inf`` below 0), for a
+        nondecreasing integer ``φ``: ``y + d`` on the tail (``y + d >= T``), else the window's last value at
+        most ``y`` (``-1``: only the negatives, where ``φ = 0``)."""
+        inside = np.searchsorted(self.values, y, side="right") - 1.0
+        k = np.where(y + self.shift >= self.window, y + self.shift, inside)
+        return np.where(y < 0.0, -np.inf, k)
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """With ``integer=True`` and a nondecreasing integer ``φ`` (integer values and shift), ``P_q(M <= y) =
+        P(K <= k*(y) - q)``: the roots of the transform in ``q`` and their proved width
+        (:func:`dpbook._kernels.inversion._count_map_root`); ``None`` otherwise (the ends are searched)."""
+        v_ = self.values
+        if not (
+            self.integer
+            and self.stochastic_order()[0]
+            and np.all(v_ == np.floor(v_))
+            and self.shift == math.floor(self.shift)
+        ):
+            return None
+        x = np.asarray(x, dtype=float)
+        return _count_map_root(
+            self._k_star(x - 1.0),
+            self._k_star(x),
+            p,
+            v,
+            upper,
+            1.0 / self.scale,
+            self.window + 4,
+        )
 
     def _sample(self, q, shape, rng):
         """Draws of ``φ(q + K)``: exact discrete Laplace noise (:func:`dpbook.discrete_laplace_noise`), then

@@ -74,7 +74,7 @@ from .._kernels.exact_sampling import (
     _exact_ratio,
     discrete_laplace_noise,
 )
-from .._kernels.inversion import _geometric_root
+from .._kernels.inversion import _count_root, _geometric_root
 from ..audit.description import DiscreteDescription, corner_pairs
 from ..mechanism import Mechanism
 
@@ -202,17 +202,6 @@ def _noise_logcdf(m, lam):
         low = m * lam - _log1p_alpha(lam)
         high = np.log1p(-np.exp(-(np.maximum(m, 0.0) + 1.0) * lam - _log1p_alpha(lam)))
     return np.where(m < 0, low, high)
-
-
-def _smaller_root(a, b, c):
-    """The smaller root of ``a s² - b s + c = 0`` (``a, c >= 0 < b``), ``2c / (b + sqrt(b² - 4ac))``: no
-    cancellation, and ``c / b`` when ``a = 0``; NaN when there is no real root."""
-    return 2.0 * c / (b + np.sqrt(b * b - 4.0 * a * c))
-
-
-def _larger_root(a, b, c):
-    """The larger root of ``a s² - b s + c = 0``, ``(b + sqrt(b² - 4ac)) / (2a)`` (``inf`` when ``a = 0``)."""
-    return (b + np.sqrt(b * b - 4.0 * a * c)) / (2.0 * a)
 
 
 def _log_c0(lam):
@@ -693,63 +682,11 @@ class DiscreteTruncated(_Discrete):
             )
 
     def _quantile_in_q(self, x, p, v, upper):
-        """The roots in ``q`` of the transform, from a quadratic: starting points of the integer searches.
-
-        With ``s = α^{c - x}`` (``c = clip(q)``), ``ℓ = α^{1 + x - lower}`` and ``u = α^{upper + 1 - x}``,
-        the class docstring's cdf gives ``(1 - α) Z = 1 + α - ℓ s - u/s`` and, for the transform
-        ``U = P(M < x) + v P(M = x)`` (decreasing in ``c``):
-
-        * ``lower <= c <= x - 1``: ``(1 - α) Z U = 1 + α - ℓ s - (1 - v + vα)/s``, so ``U = p`` is
-          ``(1 - p) ℓ s² - (1 - p)(1 + α) s + (1 - v + vα) - p u = 0``;
-        * ``x <= c <= upper``: ``(1 - α) Z U = s ((1 - v) α + v - ℓ)``, so ``U = p`` is
-          ``((1 - v) α + v - (1 - p) ℓ) s² - p (1 + α) s + p u = 0``.
-
-        ``P(M > x) + (1 - v) P(M = x) = p`` is ``U = 1 - p``.  A root in its own range gives
-        ``q = x - b log s``.  Without one, ``U`` at ``c = lower`` below ``p`` (``U`` is then below ``p`` for
-        every ``q``) gives ``-inf``, ``U`` at ``c = upper`` at least ``p`` gives ``inf``, and otherwise (the
-        crossing is between ``x - 1`` and ``x``) NaN: the search starts from ``x``.
-        """
-        lam, lower, top = self._lam, self.lower, self.upper
-        x, p, v = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (x, p, v)))
-        if upper:
-            p = 1.0 - p
-        with np.errstate(all="ignore"):
-            alpha = math.exp(-lam)
-            ell = np.exp(-(1.0 + x - lower) * lam)
-            u = np.exp(-(1.0 + top - x) * lam)
-            w_above, w_below = 1.0 - v + v * alpha, (1.0 - v) * alpha + v
-            found = np.full(x.shape, np.nan)
-            for coef, lo_c, hi_c in (
-                (
-                    ((1.0 - p) * ell, (1.0 - p) * (1.0 + alpha), w_above - p * u),
-                    lower,
-                    x - 1.0,
-                ),
-                ((w_below - (1.0 - p) * ell, p * (1.0 + alpha), p * u), x, top),
-            ):
-                for root in (_smaller_root(*coef), _larger_root(*coef)):
-                    c = x - np.log(root) / lam
-                    ok = np.isnan(found) & np.isfinite(c) & (c >= lo_c) & (c <= hi_c)
-                    found = np.where(ok, c, found)
-            # U at c = lower and at c = upper: M = lower + Y, M = upper - Y, Y truncated geometric
-            width = top - lower
-            norm = -np.expm1(-(width + 1.0) * lam)
-            at_lower = np.where(
-                np.isinf(lower),
-                1.0,
-                (1.0 - np.exp(-(x - lower) * lam) * w_above) / norm,
-            )
-            at_top = np.where(
-                np.isinf(top),
-                0.0,
-                (np.exp(-(top - x) * lam) * w_below - np.exp(-(width + 1.0) * lam))
-                / norm,
-            )
-            none = np.where(
-                at_lower < p, -np.inf, np.where(at_top >= p, np.inf, np.nan)
-            )
-            inside = (x >= lower) & (x <= top) & (lower < top)
-            return np.where(inside, np.where(np.isnan(found), none, found), np.nan)
+        """The roots in ``q`` of the transform: a quadratic in ``α^{c - x}`` on each side of the release
+        (the upper tail by reflection), with the width of the zone where the computed transform may cross
+        ``p`` certified at run time (:func:`dpbook._kernels.inversion._count_root`): the integer ends
+        wherever that zone holds no integer, starting points of the searches elsewhere."""
+        return _count_root(x, p, v, upper, self._lam, self.lower, self.upper)
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def _log_norm_ratio(self, c1, c2):

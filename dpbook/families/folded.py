@@ -212,17 +212,20 @@ class FoldedLaplace(Mechanism):
         """``log(1 + e^{-2t/b})`` for ``t >= 0``."""
         return np.log1p(np.exp(-2 * (np.asarray(t, dtype=float) / self.scale)))
 
-    def _inner_logs(self, y, wy, p, wp, dist):
+    def _inner_logs(self, y, wy, p, wp, dist, below):
         """``(log P(Y <= y), log P(Y > y))`` for ``y`` in ``[0, w]``, ``dist = |y - p|`` (see the module docstring).
 
         Each side is computed from the closed form that is a product (no ``1 - P``), the smaller of the two
         is kept and the other is its complement, so that ``cdf + sf = 1`` to rounding.  ``wy = w - y`` and
-        ``wp = w - p`` are passed with their own digits (measured from the upper bound).
+        ``wp = w - p`` are passed with their own digits (measured from the upper bound), and ``below`` (``y <= p``)
+        decided on the outputs themselves: far from the bound ``y`` and ``p`` may round to one value on either
+        side of the truth.
         """
         b = self.scale
         shape = np.shape(y)
-        y, wy, p, wp, dist = (np.atleast_1d(v) for v in (y, wy, p, wp, dist))
-        below = y <= p
+        y, wy, p, wp, dist, below = (
+            np.atleast_1d(v) for v in (y, wy, p, wp, dist, below)
+        )
         inner = np.where(
             below, y, wy
         )  # the output's distance from the bound on its side of p
@@ -262,8 +265,11 @@ class FoldedLaplace(Mechanism):
             self._folded(q, p),
         )
         dist = np.abs(x - fq)
+        # the output at or below F(q) in the coordinate measured from the bound (exactly: not on y and p, which
+        # round to one value when the bound is far from both)
+        below = (x >= fq) if self._side == "upper" else (x <= fq)
         lo_, hi_ = self._inner_logs(
-            np.clip(y, 0.0, w), np.clip(wy, 0.0, w), p, wp, dist
+            np.clip(y, 0.0, w), np.clip(wy, 0.0, w), p, wp, dist, below
         )
         lo_ = np.where(y < 0, -np.inf, np.where(wy <= 0, 0.0, lo_))
         hi_ = np.where(y < 0, 0.0, np.where(wy <= 0, -np.inf, hi_))
@@ -436,10 +442,11 @@ class FoldedLaplace(Mechanism):
             r += p  # z = p + s R in (-2w, 3w)
             np.abs(r, out=r)
             # its fold into [0, w]: |z| itself where |z| <= w (w - (w - |z|) would round a draw far below w
-            # to 0), else |2w - |z||, exact for |z| in [w, 4w] (Sterbenz)
+            # to 0), else |2w - |z||, exact for |z| in [w, 4w] (Sterbenz); the smaller of the two, as
+            # |2w - |z|| >= w >= |z| in the first case (also rounded) and < |z| in the second
             np.subtract(two_w, r, out=t)
             np.abs(t, out=t)
-            r = np.where(r <= w, r, t)
+            np.minimum(r, t, out=r)
             if lower:
                 r += lower
             return np.minimum(r, upper, out=r)

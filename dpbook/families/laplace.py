@@ -95,7 +95,9 @@ class Laplace(Mechanism):
         return _laplace_root(x, p, v, upper, self.scale)
 
     def _sample(self, q, shape, rng):
-        return rng.laplace(_compact(q), self.scale, size=shape)
+        # one true value as a float: numpy's scalar loop, not its broadcasting one
+        q = _compact(q)
+        return rng.laplace(q.item() if q.size == 1 else q, self.scale, size=shape)
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):

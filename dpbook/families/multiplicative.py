@@ -15,6 +15,7 @@ import numpy as np
 
 from .._kernels import validation as check
 from .._kernels.arrays import _compact
+from .._kernels.inversion import _log_root
 from .._kernels.laplace import (
     _laplace_cdf,
     _laplace_isf,
@@ -160,6 +161,12 @@ class LogLaplace(Mechanism):
     def _isf(self, p, q):
         with np.errstate(over="ignore"):
             return np.exp(_laplace_isf(p, np.log(q), self.scale))
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """``q = e^R`` for the Laplace root ``R`` in ``log q`` at ``log x``, with the proved width of the zone
+        where the computed transform may cross ``p``, carried through ``exp`` with the rounding of both
+        logarithms (:func:`dpbook._kernels.inversion._log_root`)."""
+        return _log_root(x, p, v, upper, self.scale)
 
     def _logpdf(self, x, q):
         """Density of ``q e^{L_b}`` at ``x > 0``: the Laplace density of ``log x`` around ``log q``, over ``x``."""

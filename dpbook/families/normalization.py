@@ -28,6 +28,7 @@ from scipy import special
 from .._kernels import validation as check
 from .._kernels.arrays import _compact, _float
 from .._kernels.croft import _allowed, _croft_scale, _eps_delta
+from .._kernels.inversion import _normalized_root
 from .._kernels.laplace import (
     RESOLUTION,
     _laplace_logpdf,
@@ -378,6 +379,13 @@ class Normalized(_NormalizedFamily):
 
     def _scale(self, q):
         return self.scale
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """A starting point for the intervals' search: the root in ``q`` of the transform, a quadratic in
+        ``e^{q/b}`` between consecutive piece ends and the release
+        (:func:`dpbook._kernels.inversion._normalized_root`; no proved width yet, so the ends are the
+        search's, polished on the law from it)."""
+        return _normalized_root(x, p, upper, self.scale, self._lo, self._hi)
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):

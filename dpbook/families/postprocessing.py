@@ -14,7 +14,8 @@ import numpy as np
 from scipy import integrate, optimize, signal, special
 
 from .._kernels import validation as check
-from .._kernels.arrays import _float
+from .._kernels.arrays import _compact, _float
+from .._kernels.inversion import _ramp_root
 from .._kernels.laplace import _laplace_cdf, _laplace_logcdf
 from ..audit.description import (
     corner_pairs,
@@ -170,6 +171,12 @@ class TranslatedRamp(Mechanism):
     def _isf(self, p, q):
         return self._clamped.isf(p, q - self.shift)
 
+    def _quantile_in_q(self, x, p, v, upper):
+        """BIT's roots (``lower = 0``) read at ``y = q - α`` and moved to ``q``, with the atom at 0 solved also
+        below the bound (``q < α``, where the atom holds more than half the law), each with the proved width of
+        the zone where the computed transform may cross ``p`` (:func:`dpbook._kernels.inversion._ramp_root`)."""
+        return _ramp_root(x, p, v, upper, self.scale, self.shift)
+
     def _atoms(self, q):
         """The point mass at 0: ``[(0.0, P(q + L_b <= α))]``."""
         return self._clamped.atoms(q - self.shift)
@@ -182,7 +189,7 @@ class TranslatedRamp(Mechanism):
         return ramp_worst_bias(self.shift, self.scale)
 
     def _sample(self, q, shape, rng):
-        return self._clamped._sample(q - self.shift, shape, rng)
+        return self._clamped._sample(_compact(q) - self.shift, shape, rng)
 
     # --- privacy description (dpbook.audit) -------------------------------------------------
     def privacy_description(self):

@@ -57,8 +57,10 @@ import math
 import numpy as np
 
 from .._kernels import validation as check
+from .._kernels.inversion import _rounded_root
 from ..audit.description import DiscreteDescription, PrivacyDescription
 from ..mechanism import Mechanism
+from .laplace import Laplace
 
 __all__ = ["Rounded"]
 
@@ -229,6 +231,14 @@ class Rounded(Mechanism):
                 dtype=float,
             )
         return np.where(k == -np.inf, 0.0, np.where(k == np.inf, -np.inf, out))
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """For a rounded :class:`dpbook.Laplace`: the Laplace tail read at ``x ± 1/2`` and solved for ``q``, with
+        the proved width of the zone where the computed transform may cross ``p``, or the end decided next to
+        the release (:func:`dpbook._kernels.inversion._rounded_root`); ``None`` for any other base."""
+        if type(self.mechanism) is not Laplace:
+            return None
+        return _rounded_root(x, p, v, upper, self.mechanism.scale)
 
     #: the law has no continuous part: the integer-valued families' ``-inf`` and 0 everywhere
     def _logpdf(self, x, q):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels.arrays import _compact, _float
+from .._kernels.inversion import _truncated_root
 from .._kernels.laplace import (
     _clip_parts,
     _half_mass,
@@ -67,35 +68,6 @@ def _truncated_cdf(x, q, scale, lower=0.0, upper=np.inf):
             core,
         )
     return np.where(xc <= lower, 0.0, np.where(xc >= upper, 1.0, np.minimum(core, 1.0)))
-
-
-def _truncated_root(x, p, scale, lower, upper):
-    """The ``q`` with ``P_q(M <= x) = p`` for the truncated Laplace law (``±inf``: no root on that side).
-
-    For ``q >= x`` inside the bounds, with ``w = e^{-(q - x)/b}``, ``A' = (x - lower)/b`` and
-    ``B' = (upper - x)/b``, the equation ``w (1 - e^{-A'})/2 = p N(q)`` with
-    ``N(q) = 1 - w e^{-A'}/2 - e^{-B'}/(2w)`` is the quadratic
-    ``(1 - e^{-A'} + p e^{-A'}) w^2 - 2p w + p e^{-B'} = 0``, whose larger root is the one in ``(0, 1]``;
-    for ``q <= x`` the same holds for the reflected law with ``1 - p``.  Outside the bounds the law is
-    that at the nearest bound, so a root beyond ``upper`` (below ``lower``) means none: ``+inf``
-    (``-inf``).
-    """
-    x, p = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(p, dtype=float))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        a, b = (x - lower) / scale, (upper - x) / scale
-        at_x = -np.expm1(-a) / (-np.expm1(-a) - np.expm1(-b))  # P_x(M <= x)
-        right = at_x >= p  # the root has q >= x
-        pr = np.where(right, p, 1.0 - p)
-        near, far = np.where(right, a, b), np.where(right, b, a)
-        en, ef = np.exp(-near), np.exp(-far)
-        lead = -np.expm1(-near) + pr * en
-        disc = np.sqrt(np.maximum(pr * pr - lead * pr * ef, 0.0))
-        w = (pr + disc) / lead
-        s = -scale * np.log(w)  # the distance |q - x|
-        q = np.where(right, x + s, x - s)
-        q = np.where(right & (q > upper), np.inf, q)
-        q = np.where(~right & (q < lower), -np.inf, q)
-    return np.where(p <= 0, np.inf, np.where(p >= 1, -np.inf, q))
 
 
 def _truncated_ppf(p, q, scale, lower=0.0, upper=np.inf):
@@ -226,18 +198,12 @@ class Truncated(IntervalMechanism):
         return -np.asarray(_truncated_ppf(p, -q, self.scale, -self.upper, -self.lower))
 
     def _quantile_in_q(self, x, p, v, upper):
-        """The roots in ``q`` of the transform: a quadratic in ``e^{q/b}`` on each side of ``x``
-        (:func:`_truncated_root`; no atoms, so ``v`` only moves the root by the fraction ``1 - v`` of the
-        spacing below ``x``, where the intervals compute ``P(M < x)`` as ``P(M <= x^-)``); the upper tail by
-        reflection.  A starting point only (no proved width): the intervals polish it on the law."""
-        x = np.asarray(x, dtype=float)
-        shift = (1.0 - np.asarray(v, dtype=float)) * (x - np.nextafter(x, -np.inf))
-        if upper:
-            root = -_truncated_root(-x, p, self.scale, -self.upper, -self.lower)
-        else:
-            root = _truncated_root(x, p, self.scale, self.lower, self.upper)
-        with np.errstate(invalid="ignore"):
-            return root - shift
+        """The roots in ``q`` of the transform: a quadratic in ``e^{-|q - x|/b}`` on each side of the
+        release, the upper tail by reflection, with the proved width of the zone where the computed
+        transform may cross ``p`` (:func:`dpbook._kernels.inversion._truncated_root`); a starting point
+        that the intervals polish on the law where the width is not proved (an interval shorter than
+        ``2.5`` scales, a root where the tail is flat near a bound, a release next to a bound)."""
+        return _truncated_root(x, p, v, upper, self.scale, self.lower, self.upper)
 
     def _logpdf(self, x, q):
         """``log(e^{-|x-q|/b} / (2b N(q)))`` on ``[lower, upper]``, ``-inf`` outside."""

@@ -19,13 +19,17 @@ law), vectorized over ``x``.  :func:`is_stochastically_increasing` says for each
 (the set could then be a union of pieces that bisection would not find).
 
 **Closed forms.**  A family whose transform inverts in closed form in ``q`` with a proved error
-(``_quantile_in_q`` returning a :class:`dpbook._kernels.inversion.Root`: Laplace, BIT and their discrete
-twins) gives each end without evaluating its law.  Over the integers the ends are the search's own
+(``_quantile_in_q`` returning a :class:`dpbook._kernels.inversion.Root`: Laplace, BIT, Truncated and their
+discrete twins, the monotone transforms of Laplace noise: TranslatedRamp, LogLaplace and a rounded
+Laplace, and CountPostProcessed with an integer nondecreasing map) gives each end without evaluating its
+law.  Over the integers the ends are the search's own
 integers (decided wherever the root's zone of rounding holds no integer, searched elsewhere).  Over the
 doubles an end is the root moved outwards by its proved width: the interval holds the bisection's and is
 wider by at most twice the width, a few units in the last place of the scale and the release (under
-``1e-13`` of them in the tests), which adds at most the law's mass over that width to the coverage.  A
-root without a width (Truncated) is a starting point that the search polishes on the law.
+``1e-13`` of them in the tests; for a truncation up to ``1e-11`` where its tail flattens near a bound),
+which adds at most the law's mass over that width to the coverage.  A root without a width (a truncation
+shorter than two scales, or a root in the flat part of its tail next to a bound; Normalized's roots, whose
+widths are not proved yet) is a starting point that the search polishes on the law.
 
 **Atoms.**  At a point mass the non-randomized interval is conservative: its coverage at ``q`` is
 exactly ``level + Σ_a |J_q(a) \ C|`` over the atoms ``a`` whose jump ``J_q(a) = [P_q(M < a), P_q(M <= a)]``
@@ -281,16 +285,18 @@ def _first_true(reached, shape, start, hi, guess=None, grain=None):
     return (_unkey(out) + 0.0).reshape(shape)
 
 
-def _gallop(reached, sel, down, anchor, a, b, first):
-    """The key of the smallest double where ``reached`` holds, in the brackets ``(a, b]`` (keys of doubles,
-    ``reached`` false at ``a``, true at ``b``, neither evaluated) of the positions ``sel``.
+def _gallop(reached, sel, down, anchor, a, b, first, steps=_GALLOP_STEPS, value=_unkey):
+    """The smallest point where ``reached`` holds, in the brackets ``(a, b]`` of the positions ``sel``: int64
+    ``a``, ``b`` (``reached`` false at ``a``, true at ``b``, neither evaluated) that ``value`` maps to the
+    ordered points asked (keys of doubles by default; integers with ``value=np.float64``).
 
-    First at most ``_GALLOP_STEPS`` steps of ``first, 2 first, 4 first, ...`` doubles away from ``anchor``
-    (downwards where ``down``), so that a guess a few doubles off costs a few evaluations; then a bisection
-    over the keys left in each bracket (at most 64 halvings), evaluating only the positions still open."""
+    First at most ``steps`` steps of ``first, 2 first, 4 first, ...`` away from ``anchor`` (downwards where
+    ``down``), so that a guess a few points off costs a few evaluations; then a bisection over the points
+    left in each bracket (at most 64 halvings), evaluating only the positions still open.  The one search of
+    the intervals: over the doubles (:func:`_first_true`) and over the integers (:func:`_int_search`)."""
     step = first.copy()
     live = np.arange(sel.size)
-    for _ in range(_GALLOP_STEPS):
+    for _ in range(steps):
         probe = np.where(
             down[live], anchor[live] - step[live], anchor[live] + step[live]
         )
@@ -298,7 +304,7 @@ def _gallop(reached, sel, down, anchor, a, b, first):
         live, probe = live[inside], probe[inside]
         if not live.size:
             break
-        res = np.asarray(reached(_unkey(probe), sel[live]), dtype=bool)
+        res = np.asarray(reached(value(probe), sel[live]), dtype=bool)
         b[live] = np.where(res, probe, b[live])
         a[live] = np.where(res, a[live], probe)
         live = live[res == down[live]]  # still on the same side of the switch
@@ -307,7 +313,7 @@ def _gallop(reached, sel, down, anchor, a, b, first):
     while live.size:
         lo, hi = a[live], b[live]
         mid = (lo >> 1) + (hi >> 1) + (lo & hi & 1)
-        res = np.asarray(reached(_unkey(mid), sel[live]), dtype=bool)
+        res = np.asarray(reached(value(mid), sel[live]), dtype=bool)
         b[live] = np.where(res, mid, hi)
         a[live] = np.where(res, lo, mid)
         live = live[b[live] - 1 > a[live]]
@@ -473,43 +479,34 @@ def _neyman_search(mechanism, x, half, v, domain, top_guess=None, bottom_guess=N
 
 def _int_search(pred, shape, lo, hi, anchor=None):
     """Smallest integer ``q`` in ``[lo, hi]`` (integers within ``±2^52``) with ``pred(q, sel)`` (monotone
-    false -> true; evaluated on the flat positions ``sel``, ``None`` for all), by bisection over the
-    integers (sums stay exact in doubles).  With an ``anchor`` (an integer array near the answers) a
-    galloping search first brackets the answer in steps ``1, 2, 4, ...`` away from it, so that a count's
-    interval costs ``2 log2(distance)`` rounds, not ``log2(hi - lo)``; each round evaluates only the
-    positions still open.  Returns ``(q, found)``; ``q = hi`` when nothing passes."""
+    false -> true; evaluated on the flat positions ``sel``, ``None`` for all), by :func:`_gallop` over the
+    integers (as int64; the points asked are exact doubles).  With an ``anchor`` (an integer array near the
+    answers) ``pred`` is asked there first and the search gallops from it in steps ``1, 2, 4, ...``, so that
+    a count's interval costs ``2 log2(distance)`` rounds, not ``log2(hi - lo)``; without one it bisects.
+    Returns ``(q, found)``; ``q = hi`` when nothing passes."""
     size = int(np.prod(shape))
-    a = np.full(
-        size, lo - 1.0
-    )  # pred taken false at a, true at b; never evaluated at either
-    b = np.full(size, float(hi))
+    lo_k, hi_k = int(lo), int(hi)
+    a = np.full(size, lo_k - 1, dtype=np.int64)  # pred taken false at a, true at b
+    b = np.full(size, hi_k, dtype=np.int64)
+    down = np.zeros(size, dtype=bool)
+    c = a.copy()
+    steps = 0
     if anchor is not None:
-        c = np.broadcast_to(np.clip(anchor, lo, hi), shape).astype(float).ravel()
-        ok = np.asarray(pred(c, None), dtype=bool)
-        b, a = np.where(ok, c, b), np.where(ok, a, c)
-        # still galloping (up: pred false at a = the last point)
-        up, down = ~ok & (c < hi), ok & (c > lo)
-        live = np.flatnonzero(up | down)
-        step = 1.0
-        while live.size:
-            u, d, cl = up[live], down[live], c[live]
-            t = np.where(u, np.minimum(cl + step, hi), np.maximum(cl - step, lo))
-            ok = np.asarray(pred(t, live), dtype=bool)
-            b[live] = np.where(ok, t, b[live])
-            a[live] = np.where(ok, a[live], t)
-            up[live] = u & ~ok & (t < hi)
-            down[live] = d & ok & (t > lo)
-            live = live[up[live] | down[live]]
-            step *= 2.0
-        b = np.where(a >= hi, float(hi), b)  # pred false up to hi: nothing passes
-    live = np.flatnonzero(b - a > 1.0)
-    while live.size:
-        mid = np.floor((a[live] + b[live]) / 2.0)
-        ok = np.asarray(pred(mid, live), dtype=bool)
-        b[live] = np.where(ok, mid, b[live])
-        a[live] = np.where(ok, a[live], mid)
-        live = live[b[live] - a[live] > 1.0]
-    q = b
+        c = np.clip(np.broadcast_to(anchor, shape).ravel(), lo, hi).astype(np.int64)
+        ok = np.asarray(pred(c.astype(float), None), dtype=bool)
+        b, a, down = np.where(ok, c, b), np.where(ok, a, c), ok
+        steps = 64
+    q = _gallop(
+        pred,
+        np.arange(size),
+        down,
+        c,
+        a,
+        b,
+        np.ones(size, dtype=np.int64),
+        steps,
+        np.float64,
+    ).astype(float)
     found = np.ones(size, dtype=bool)
     top = np.flatnonzero(q == hi)
     if top.size:
@@ -859,9 +856,21 @@ class ExactInterval:
             top = self.mechanism._quantile_in_q(first, half, 1.0, False)
             bottom = self.mechanism._quantile_in_q(last, half, 0.0, True)
             if isinstance(top, Root) and isinstance(bottom, Root):
-                first = first - np.nan_to_num(top.width, nan=0.0, posinf=0.0)
-                last = last + np.nan_to_num(bottom.width, nan=0.0, posinf=0.0)
+                first = first - self._moved(first, half, top, False)
+                last = last + self._moved(last, half, bottom, True)
         return first, last
+
+    def _moved(self, x, half, root, upper):
+        """How far the release moves while the end ``root(x) ± W`` moves by the width ``W``: ``W`` over the
+        slope of the root in the release (a secant over ``W``; 1 for a location family, far from 1 for a
+        truncation near its bounds), ``W`` where the secant says nothing."""
+        w = np.nan_to_num(root.width, nan=0.0, posinf=0.0)
+        other = self.mechanism._quantile_in_q(
+            x + w if upper else x - w, half, 0.0 if upper else 1.0, upper
+        )
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            slope = (other.root - root.root if upper else root.root - other.root) / w
+            return np.where(np.isfinite(slope) & (slope > 0.0), w / slope, w)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -982,6 +991,48 @@ def _atoms(mechanism, q):
     return [(a, np.asarray(mechanism.pmf(a, q), dtype=float)) for a in places]
 
 
+def _own_share(interval, goal):
+    """For the exact randomized interval (an :class:`ExactInterval`), ``a -> {v : low(a, v) <= goal <= high(a,
+    v)}``'s length from its own law, without calling it: the interval at ``(a, v)`` holds ``goal`` exactly
+    where ``α/2 <= U <= 1 - α/2`` for ``U = P_goal(M < a) + v P_goal(M = a)`` (its definition), linear in ``v``,
+    so the set is ``[(α/2 - P_<)/P_=, (1 - α/2 - P_<)/P_=]`` cut to ``[0, 1]``.  Only for ``goal`` strictly
+    inside the domain (at an end the interval may be that end alone, its degenerate answer); NaN elsewhere,
+    and ``None`` for any other procedure (both then searched).  A closed-form end moved out by its proved
+    width accepts at most the ``v`` of a transform within that width's mass of ``α/2`` more: the coverage moves
+    by that mass (rounding), as for the search."""
+    if not (isinstance(interval, ExactInterval) and interval.randomized):
+        return None
+    mech, half = interval.mechanism, (1.0 - interval.level) / 2.0
+    lo, hi = (float(t) for t in mech.domain)
+    inner = (goal > lo) & (goal < hi)
+    if not inner.any():
+        return None
+    g = np.where(
+        inner,
+        goal,
+        lo + 1.0 if np.isfinite(lo) else (hi - 1.0 if np.isfinite(hi) else 0.0),
+    )
+
+    def share(a):
+        below = np.asarray(mech.cdf(np.nextafter(a, -np.inf), g), dtype=float)
+        mass = np.maximum(np.asarray(mech.cdf(a, g), dtype=float) - below, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v_lo = np.where(
+                mass > 0,
+                (half - below) / mass,
+                np.where(below >= half, -np.inf, np.inf),
+            )
+            v_hi = np.where(
+                mass > 0,
+                (1.0 - half - below) / mass,
+                np.where(below <= 1.0 - half, np.inf, -np.inf),
+            )
+        out = np.clip(np.clip(v_hi, 0.0, 1.0) - np.clip(v_lo, 0.0, 1.0), 0.0, 1.0)
+        return np.where(inner, out, np.nan)
+
+    return share
+
+
 def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
     """The exact coverage ``P_q(low(M) <= q <= high(M))`` of an interval procedure, by summing the law.
 
@@ -995,7 +1046,9 @@ def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
     With ``randomized=True`` the procedure is ``interval(x, v)`` with a uniform ``v`` (ends
     nondecreasing in ``x`` and ``v``, as :func:`randomized_interval`): the continuous part is taken at
     ``v = 1/2``, and each point mass ``a`` of the family contributes ``P_q(M = a)`` times the length of
-    ``{v : low(a, v) <= q <= high(a, v)}``, found by bisection in ``v``.
+    ``{v : low(a, v) <= q <= high(a, v)}``, found by bisection in ``v``, or, for the exact randomized
+    interval itself (an :class:`ExactInterval`) at a target inside its domain, read off its law: the
+    ``v`` where ``α/2 <= P(M < a) + v P(M = a) <= 1 - α/2``, an interval of ``v`` in closed form.
 
     Parameters
     ----------
@@ -1059,13 +1112,19 @@ def interval_coverage(mechanism, interval, q, *, randomized=False, target=None):
                 f"mechanism {type(mechanism).__name__} has no computed point masses: "
                 "randomized coverage needs them"
             ) from None
+        own = _own_share(interval, goal)
         for a, m in atoms:
             m = np.broadcast_to(np.asarray(m, dtype=float), q.shape)
             at = np.full(q.shape, float(a))
             inside = (x0 <= a) & (a <= x1)
-            both = np.concatenate([at.ravel()] * 2)
-            v0, v1 = _both_ends(lambda v, _: _ends(interval, both, v), goal, 0.0, 1.0)
-            share = np.clip(v1 - np.minimum(v0, 1.0), 0.0, 1.0)
+            share = np.full(goal.shape, np.nan) if own is None else own(a)
+            todo = np.flatnonzero(np.isnan(share))
+            if todo.size:
+                both = np.concatenate([at.ravel()[todo]] * 2)
+                v0, v1 = _both_ends(
+                    lambda v, _: _ends(interval, both, v), goal.ravel()[todo], 0.0, 1.0
+                )
+                share.reshape(-1)[todo] = np.clip(v1 - np.minimum(v0, 1.0), 0.0, 1.0)
             total = total + m * (share - inside)
         return _float(np.clip(total, 0.0, 1.0))
 

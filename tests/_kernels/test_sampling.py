@@ -8,6 +8,8 @@ import dpbook
 from dpbook._kernels import sampling
 
 MECHANISMS = [
+    dpbook.BIT(1.0, lower=0.0, upper=2.0),
+    dpbook.TranslatedRamp(1.0, 0.6),
     dpbook.StepPostProcessed(1.0, edges=[0.0, 1.0], values=[0.0, 0.5], shift=0.5),
     dpbook.FoldedLaplace(1.0, lower=0.0, upper=1.0),
     dpbook.FoldedLaplace(0.8, lower=0.0, upper=np.inf),

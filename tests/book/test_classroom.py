@@ -22,6 +22,10 @@ BOOK = sorted(
 sys.path.insert(0, str(TOOL.parent))
 import student_edition  # noqa: E402
 
+# one worker for the module (its fixtures are built once) when the slow stage hands out tests one by one
+# (.ci/run: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("classroom")
+
 md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 
 

@@ -537,3 +537,22 @@ def test_bad_true_values_and_outputs_name_themselves():
         mech.cdf(np.nan, 0.5)
     with pytest.raises(ValueError, match="q"):
         mech.sample(np.inf, size=3, rng=0)
+
+
+def test_a_far_bound_does_not_decide_the_side_of_the_fold():
+    """The output's side of ``F(q)`` is decided on the outputs, not on their distances from the bound: with
+    the lower bound at ``-1e16`` both distances round to one double, and the old comparison of the two took
+    the wrong closed form (the cdf was 0.4585 instead of 0.9392, the value with the bound at ``-1e3``)."""
+    near = dpbook.FoldedLaplace(1.0, lower=-1e3, upper=1.0)
+    for lower in (-1e16, -1e300, -np.inf):
+        far = dpbook.FoldedLaplace(1.0, lower=lower, upper=1.0)
+        for x, q in ((0.9, 0.5), (0.5, 0.9), (-3.0, 0.25), (0.999, -2.0)):
+            assert math.isclose(far.cdf(x, q), near.cdf(x, q), rel_tol=1e-12), (
+                lower,
+                x,
+                q,
+            )
+    assert (
+        dpbook.FoldedLaplace(1.0, lower=-1e300, upper=1.0).sf(1 - 2**-53, -1e283)
+        < 1e-15
+    )

@@ -200,7 +200,8 @@ def test_base_forms_and_bad_inputs():
 )
 @pytest.mark.parametrize("q", [0.0, 1.0, -3.0, 10.0])
 def test_sampler_of_located_and_scaled_bases(base, q):
-    """The direct samplers (Laplace via Truncated, normal via ndtri) and the generic one agree with cdf."""
+    """The direct samplers (Laplace via Truncated; normal via ndtri, numpy's normals or exponential proposals,
+    by the cut) and the generic one agree with cdf."""
     mech = dpbook.Restricted(base)
     x = mech.sample(q, size=20_000, rng=np.random.default_rng(11))
     assert x.min() >= 0.0
@@ -282,10 +283,10 @@ def test_student_t3_sampler_by_ratio_of_uniforms(q):
 def test_student_t3_sampler_blocks_and_extremes(monkeypatch):
     """Blocks of any size only change which proposals are drawn, not the law: KS with blocks of 7 proposals; a
     true value per draw takes the quantile route; a cut beyond ``_T3_CUT`` the exact inversion."""
-    from dpbook.families import restriction
-
     mech = dpbook.Restricted(stats.t(3))
-    monkeypatch.setattr(restriction, "_T3_BLOCK", 7)
+    # the namespace the sampler reads (the doctest run may load the module twice: a module patched by name
+    # could be a copy the sampler never reads)
+    monkeypatch.setitem(dpbook.Restricted._sample.__globals__, "_T3_BLOCK", 7)
     x = mech.sample(0.5, size=5000, rng=np.random.default_rng(3))
     assert stats.kstest(x, lambda t: mech.cdf(t, 0.5)).pvalue > 1e-4
     qs = np.repeat([0.5, -2.0], 3000)
@@ -309,10 +310,10 @@ def test_logistic_sampler_with_a_true_value_per_draw():
         assert stats.kstest(x[:, k], lambda t: mech.cdf(t, q)).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("q", [2.4, 3.0, 40.0])
+@pytest.mark.parametrize("q", [0.8, 2.4, 3.0, 40.0])
 def test_normal_sampler_by_rejection(q):
-    """A cut 2.33 or more standard deviations left of the mean is sampled by rejection from numpy's normals
-    (with a location and a scale): KS against the law, and nothing below 0."""
+    """A cut one or more standard deviations left of the mean (``_NORMAL_LEFT``) is sampled by rejection from
+    numpy's normals (with a location and a scale): KS against the law, and nothing below 0."""
     mech = dpbook.Restricted(stats.norm(loc=0.3, scale=1.1))
     x = mech.sample(q, size=20_000, rng=np.random.default_rng(12))
     assert (
@@ -324,3 +325,37 @@ def test_normal_sampler_by_rejection(q):
     assert np.all(
         mech.sample(1e300, size=5, rng=1) == 1e300
     )  # the noise below the doubles' spacing
+
+
+# cuts c = (-q - 0.3)/1.1 right of _NORMAL_RIGHT: Robert's exponential proposals (``_normal_tail_excess``), at the
+# switch, at the mean's right, far right, and beyond where the tail's mass underflows (c = 40)
+ROBERT_CUTS = [-0.85, -1.5, -4.0, -44.3]
+
+
+@pytest.mark.parametrize("q", ROBERT_CUTS)
+def test_normal_sampler_by_exponential_proposals(q):
+    """A cut right of the mean: KS against the law, the mean within 5 standard errors, nothing below 0."""
+    mech = dpbook.Restricted(stats.norm(loc=0.3, scale=1.1))
+    x = mech.sample(q, size=20_000, rng=np.random.default_rng(13))
+    assert x.shape == (20_000,) and np.all(np.isfinite(x)) and x.min() >= 0.0
+    assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
+    assert abs(x.mean() - mech.mean(q)) < 5 * np.sqrt(mech.variance(q) / x.size)
+    assert isinstance(mech.sample(q, rng=1), float)
+    assert mech.sample(q, size=(3, 2), rng=1).shape == (3, 2)
+
+
+def test_normal_rejection_samplers_in_small_rounds(monkeypatch):
+    """Rounds of 7 proposals only change which proposals are drawn, not the law; the cut at ``1e300`` standard
+    deviations (a true value far below 0, a tiny scale): draws of the order ``scale/cut``, never negative."""
+    # the kernels' namespace the sampler reads (the doctest run may load the module twice)
+    kernels = dpbook.Restricted._sample.__globals__["_normal_above"].__globals__
+    monkeypatch.setitem(kernels, "_PROPOSALS", 7)
+    mech = dpbook.Restricted(stats.norm(loc=0.3, scale=1.1))
+    for q in (2.0, -2.0):  # one route each
+        x = mech.sample(q, size=5000, rng=np.random.default_rng(14))
+        assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
+    tiny = dpbook.Restricted(stats.norm(scale=1e-150))
+    # the cut 1e150: the excess is E/cut to O(cut^-2), the release 1e-150 E/cut
+    x = tiny.sample(-1.0, size=2000, rng=np.random.default_rng(15))
+    assert np.all(np.isfinite(x)) and x.min() >= 0.0
+    assert abs(x.mean() / 1e-300 - 1.0) < 5 / np.sqrt(x.size)

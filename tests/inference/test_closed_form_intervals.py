@@ -386,4 +386,12 @@ def test_a_bad_guess_costs_at_most_a_few_evaluations_more_than_the_bisection(
 
 
 def test_a_family_without_a_closed_form_says_so():
-    assert dpbook.TranslatedRamp(0.5, 0.2)._quantile_in_q(0.0, 0.05, 1.0, False) is None
+    # a post-processing with fractional values (its randomized rounding mixes two outputs)
+    mech = dpbook.CountPostProcessed(
+        1.0, values=[0.0, 0.4, 1.7], shift=0.5, integer=True
+    )
+    assert mech._quantile_in_q(0.0, 0.05, 1.0, False) is None
+    assert (
+        dpbook.Rounded(dpbook.BIT(1.0, lower=0.0))._quantile_in_q(0.0, 0.05, 1.0, False)
+        is None
+    )

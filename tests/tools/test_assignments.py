@@ -26,7 +26,9 @@ import assignments  # noqa: E402
 
 # otter assign on every chapter, and otter run: minutes, so the README's test command
 # skips it and .ci/run runs it (-m slow)
-pytestmark = pytest.mark.slow
+# one worker for the module (its fixtures are built once) when the slow stage hands out tests one by one
+# (.ci/run: --dist loadgroup)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("assignments")]
 
 pytest.importorskip("otter", reason="otter-grader is pinned in requirements.txt")
 CHAPTERS = sorted((ROOT / "book").glob("part*/ch*.ipynb"))

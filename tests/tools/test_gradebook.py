@@ -27,6 +27,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 import assignments  # noqa: E402
 import gradebook  # noqa: E402
 
+# one worker for the module (its fixtures are built once) when the slow stage hands out tests one by one
+# (.ci/run: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("gradebook")
+
 pytest.importorskip("otter", reason="otter-grader is pinned in requirements.txt")
 CHAPTER = ROOT / "book" / "part1" / "ch02_bounded.ipynb"
 

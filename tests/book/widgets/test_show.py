@@ -33,6 +33,10 @@ PNG = b"\x89PNG\r\n\x1a\n"
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 from bench_widgets import cases  # noqa: E402
 
+# one worker for the module (its fixtures are built once) when the slow stage hands out tests one by one
+# (.ci/run: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("show")
+
 
 def _links():
     from ipywidgets.widgets.widget import _instances
