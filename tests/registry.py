@@ -809,6 +809,9 @@ _GAUSSIAN_TRUNCATED = Row(
             (0.0, 0.3, 1.0),
             mean=lambda q: 0.5,
             ppf=_uniform_ppf(0.0, 1.0),
+            # a loss of ~1e-40 next to log-normalizers rounded to ~1e-16: an upper bound with its slack
+            # (the family has no accurate log-normalizer ratio for close laws yet)
+            exact=False,
         ),
         Case(
             "s=1,width=1e-300",
@@ -819,6 +822,7 @@ _GAUSSIAN_TRUNCATED = Row(
             ppf=_uniform_ppf(0.0, 1e-300),
             scale_of_x=1e-300,
             rtol=1e-6,
+            exact=False,  # as the case above: a tiny loss next to the log-normalizers' rounding
         ),
         Case(
             "s=1e-150,[0,1]",
