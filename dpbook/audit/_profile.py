@@ -40,7 +40,7 @@ import numpy as np
 
 from .._kernels import validation as check
 from .._kernels.arrays import _identity
-from .._kernels.gaussian import _log_normal_mass
+from .._kernels.gaussian import _GL16, _K, _LOG_SQRT_2PI, _log_normal_mass
 from .._kernels.laplace import _piece_log_mass
 from ._discrete import discrete_pair_loss
 from ._search import _MAX_PAIRS, _log_norm_ratio, _pair, describe
@@ -49,19 +49,8 @@ from .description import PrivacyDescription
 __all__ = ["pair_profile"]
 
 
-#: the rounding allowance of one operation on a term (a generous multiple of the unit roundoff)
-_K = 16 * np.finfo(float).eps
-
-
 #: (segments x ε values) evaluated at once (bounded memory)
 _CHUNK = 2**16
-
-
-#: Gauss–Legendre nodes for short normal masses
-_GL = np.polynomial.legendre.leggauss(16)
-
-
-_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
 def pair_profile(mechanism, q1, q2, epsilon):
@@ -433,7 +422,7 @@ def _gauss_short_h(lo, hi, ref, dm):
         w = hi - lo
         z0 = np.where(hi < 0, hi, np.where(lo > 0, lo, 0.0))
         short = (w <= 1.0) & (np.abs(z0) * w <= 1.0)
-        nodes, weights = _GL
+        nodes, weights = _GL16
         ws = np.where(short, w, 1.0)[..., None]
         zs = np.where(short, lo, 0.0)[..., None] + 0.5 * ws * (1.0 + nodes)
         zz = np.where(short, z0, 0.0)[..., None]
