@@ -32,13 +32,13 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import stats
 
 import dpbook
 
 sys.path.insert(
     0, str(pathlib.Path(__file__).resolve().parents[1])
 )  # tests/ holds the registry
+from goodness import chi2_pvalue  # noqa: E402
 from registry import ROWS, public_families  # noqa: E402
 
 P = np.array([1e-9, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1 - 1e-6])
@@ -399,22 +399,6 @@ def test_exact_interval_covers_its_level(row, case, q):
 
 
 # --- the sampler -------------------------------------------------------------------------------------
-
-
-def chi2_pvalue(mech, q, draws, bins=64):
-    """χ² of the draws against the law, on cells between its quantiles (atoms make cells of their own)."""
-    edges = np.unique(
-        np.asarray(mech.ppf(np.linspace(0, 1, bins + 1)[1:-1], q), dtype=float)
-    )
-    F = np.r_[0.0, np.asarray(mech.cdf(edges, q)), 1.0]
-    expected = np.diff(F) * draws.size
-    counts = np.bincount(
-        np.searchsorted(edges, draws, side="left"), minlength=edges.size + 1
-    )
-    keep = expected > 0
-    assert counts[~keep].sum() == 0, "draws where the law has no mass"
-    stat = float(np.sum((counts[keep] - expected[keep]) ** 2 / expected[keep]))
-    return stats.chi2.sf(stat, max(int(keep.sum()) - 1, 1)), counts, expected
 
 
 @pytest.mark.slow
