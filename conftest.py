@@ -11,3 +11,8 @@ from hypothesis import settings
 settings.register_profile("dpbook", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False, database=None)
 settings.load_profile("dpbook")
+
+# The library is imported once, under its package names, before any doctest is collected: pytest's
+# importlib mode would otherwise load a module given by its path (``pytest dpbook/x.py tests/...``) a
+# second time, and a test's monkeypatch would reach one copy while the library calls the other.
+import dpbook  # noqa: E402, F401

@@ -4,6 +4,7 @@ package, and no module imports one that imports it back."""
 import ast
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -313,3 +314,26 @@ def test_the_probe_check_sees_one(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("def f(m):\n    return getattr(m, 'integer_valued', False)\n")
     assert hook_probes([f]) == [("m.py", 2)]
+
+
+def _copies():
+    """``(module, name, home)`` for each function of a loaded library module whose globals are not those
+    of the module ``sys.modules`` holds under its home's name: a second copy of that module."""
+    found = []
+    for key, module in list(sys.modules.items()):
+        if not key.startswith(PACKAGES) or not isinstance(module, types.ModuleType):
+            continue
+        for name, obj in vars(module).items():
+            home = getattr(obj, "__globals__", {}).get("__name__", "")
+            if home.startswith(PACKAGES):
+                owner = sys.modules.get(home)
+                if owner is None or vars(owner) is not obj.__globals__:
+                    found.append((key, name, home))
+    return found
+
+
+def test_each_library_module_is_loaded_once():
+    """A test that monkeypatches ``module.X`` reaches the library only if the library's functions read the
+    globals of that same module object (the root conftest imports the library before pytest collects its
+    doctests by path, which would load a module a second time)."""
+    assert not _copies()
