@@ -380,14 +380,6 @@ def _normal_between(rng, size, low, high, scale, lead, keep, lower=0.0, upper=ma
     return out
 
 
-def _normal_above(rng, size, cut, scale, lead):
-    """``size`` releases ``max(scale N + lead, 0)`` with ``N`` standard normal conditioned on ``N >= cut``, for a cut
-    keeping most of the mass (the restricted normal release; McGlinchey-Mason's own definition of it is this
-    rejection): :func:`_normal_between`, ``1/P(N >= cut)`` normals a draw."""
-    keep = float(special.ndtr(-cut))
-    return _normal_between(rng, size, cut, math.inf, scale, lead, keep)
-
-
 def _robert_rate(cut):
     """The acceptance rate of Robert's (1995) exponential proposals for ``N >= cut``:
     ``sqrt(2π) λ Φ(-cut) e^{λ cut - λ²/2}``, ``λ = (cut + sqrt(cut² + 4))/2``, which tends to 1 far right."""
@@ -472,13 +464,16 @@ def _uniform_frame_draws(rng, size, d, a, b, rate, origin, step, lower, upper):
                 h += d
             h *= t
         keep = h <= np.take(_SURE_KEEP, bits)
-        open_ = np.flatnonzero(~keep & (h < np.take(_SURE_DROP, bits)))
+        maybe = np.flatnonzero(~keep)  # (the few not surely kept)
+        open_ = maybe[h[maybe] < np.take(_SURE_DROP, bits[maybe])]
         if open_.size:  # V = (k + V')/2^11 <= e^{-h}
             v = rng.random(open_.size)
             keep[open_] = v <= _CELLS * np.exp(-h[open_]) - bits[open_]
         x = np.compress(keep, t)
-        x *= step
-        x += origin
+        if step != 1.0:
+            x *= step
+        if origin != 0.0:
+            x += origin
         return np.clip(x, lower, upper, out=x)
 
     return _rejection_draws(size, rate, propose)
@@ -489,33 +484,51 @@ def _normal_reflected(rng, size, a, origin, step, lower, upper):
     ``a >= 0`` (the frame of a one-sided range holding the true value): one of numpy's normals ``Z`` a draw, kept
     where ``Z >= -a``; a ``Z`` below is replaced, with probability ``r = Φ(-a)/Φ(a)``, by ``-Z`` (whose law is ``T``
     given ``T > a``, which has probability ``r``), else by a draw of ``T`` given ``|T| <= a``
-    (:func:`_uniform_frame_draws`).  So every position holds a draw of ``T``, and ``a = 0`` is ``|Z|``."""
+    (:func:`_uniform_frame_draws`).  So every position holds a draw of ``T``, and ``a = 0`` is ``|Z|``.
+
+    Block by block, while the block is in the cache: the normals are drawn into the output, those below ``-a``
+    found and negated in place, the block's coins (:func:`_coins`) drawn for them only, and the places taken
+    filled in order from a pool of draws of ``T`` given ``|T| <= a`` made ahead (its expected use, about one
+    draw in six at most, at ``a`` near 0.6, plus six standard deviations, at most ``_REFLECT_POOL``; topped up
+    when short), whose values do not depend on the places they fill; then the block is scaled and shifted
+    once."""
     r = math.exp(float(special.log_ndtr(-a) - special.log_ndtr(a)))
-    block = 2 * _PROPOSALS
-    out, low, sign = np.empty(size), np.empty(block, dtype=bool), np.empty(block)
-    inner = []
-    for start in range(0, size, block):
-        z = rng.standard_normal(out=out[start : start + block])
-        if a > 0:  # (r = 1 at a = 0)
-            idx = np.flatnonzero(np.less(z, -a, out=low[: z.size]))
-            idx = idx[_coins(rng, idx.size, 1.0 - r)]
-            if idx.size:
-                inner.append(idx + start)
-        # -z below -a, else z: |z| but where -a <= z < 0, the one place z (z + a) <= 0
-        s = np.add(z, a, out=sign[: z.size])
-        with np.errstate(over="ignore"):  # (±inf keeps the sign)
-            s *= z
-        np.copysign(z, s, out=z)
-        z *= step
-        z += origin
+    out, low = np.empty(size), np.empty(_REFLECT_BLOCK, dtype=bool)
+    inner = float(special.ndtr(-a)) * (1.0 - r)  # P(a place is taken)
+    pool, used = np.empty(0), 0
+    for start in range(0, size, _REFLECT_BLOCK):
+        z = rng.standard_normal(out=out[start : start + _REFLECT_BLOCK])
+        if a > 0:
+            idx = np.less(z, -a, out=low[: z.size]).nonzero()[0]
+            z[idx] = -z[idx]  # -Z, kept with probability r
+            idx = np.compress(_coins(rng, idx.size, 1.0 - r), idx)
+            while used + idx.size > pool.size:  # T given |T| <= a, for the places left
+                mean = (size - start) * inner
+                more = int(mean + 6 * math.sqrt(mean)) + 16
+                more = _inner_normals(rng, min(more, _REFLECT_POOL), a)
+                pool, used = np.concatenate([pool[used:], more]), 0
+            z[idx] = pool[used : used + idx.size]
+            used += idx.size
+        else:  # (r = 1 at a = 0)
+            np.abs(z, out=z)
+        if step != 1.0:
+            z *= step
+        if origin != 0.0:
+            z += origin
         _clip(z, lower, upper)
-    if inner:  # T given |T| <= a, into the places taken
-        idx = np.concatenate(inner)
-        rate = math.exp(float(_log_mass(0.0, -a, a)[()])) / (2 * a)
-        out[idx] = _uniform_frame_draws(
-            rng, idx.size, 0.0, a, a, rate, origin, step, lower, upper
-        )
     return out
+
+
+def _inner_normals(rng, size, a):
+    """``size`` draws of ``T`` standard normal given ``|T| <= a`` (``a > 0``), by :func:`_uniform_frame_draws`: the
+    acceptance rate is ``∫_{-a}^{a} e^{-t²/2} dt / (2a) = sqrt(π/2) erf(a/√2)/a``."""
+    rate = math.sqrt(math.pi / 2) * math.erf(a / math.sqrt(2)) / a
+    return _uniform_frame_draws(rng, size, 0.0, a, a, rate, 0.0, 1.0, -a, a)
+
+
+#: normals per block of :func:`_normal_reflected` (the output's block, 256 kB, stays in the cache), and the most
+#: inner draws it makes ahead at once (8 MB)
+_REFLECT_BLOCK, _REFLECT_POOL = 2**15, 2**20
 
 
 def _clip(x, lower, upper):

@@ -43,6 +43,13 @@ there the width grows like ``1/(1 - e^{-B_r})`` and past ``2^20`` times the scal
 starting point.  The continuous width is proved in closed form; the count's is certified at run time from
 running error bounds of the quadratic's coefficients and its residual at the root (its ends only need the
 zone to miss the integers).  ``expm1``, ``log1p`` and ``logaddexp`` are assumed within ``E = 4`` ulps too.
+
+**Unions** (:func:`_normalized_root`, :class:`dpbook.Normalized`).  Conditioning on a union of pieces makes
+the transform's equation a quadratic in ``e^{q/b}`` between consecutive piece ends.  The law's relative
+error ``Δ`` is bounded uniformly over a hull at most ``512 b`` long (each piece's log-mass, its short path
+through scipy's ``exprel`` included, then ``logsumexp``), and the width is certified at run time: the exact
+transform, evaluated from the quadratic's coefficients with running error bounds, is beyond ``p e^{±Δ}`` at
+``root ± W``.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from scipy import special
 
 __all__ = []
 
@@ -974,28 +982,227 @@ def _count_map_root(k_lo, k_hi, p, v, upper, lam, terms):
     return Root(root + 0.0, width)
 
 
+# --- the Gaussian mechanism and its clamping (Gaussian, GaussianBIT) -----------------------------------------
+
+#: the assumption of the Gaussian widths (tested against a 60-digit reference in
+#: tests/families/test_gaussian_interval.py): scipy's ``ndtr(a)`` within ``u (K0 + K2 a^2)`` of ``Φ(a)``,
+#: relatively, for ``-37 <= a <= 0`` (cephes documents a peak relative error of ``3.4e-14``, about ``300 u``,
+#: over ``[-13, 0]``, its growth being the rounding of ``a^2`` inside ``exp(-a^2/2)``: about ``1.8 u a^2``
+#: measured), within ``K0 u`` for ``a >= 0``, and below ``1e-298`` for ``a < -37``; ``ndtri(y)`` within ``KI u
+#: (|Φ^{-1}(y)| + 1)`` of ``Φ^{-1}(y)`` for ``1e-80 <= y <= 1/2`` (documented: ``4.6e-16`` relative)
+_NDTR_K0, _NDTR_K2, _NDTRI_K = 8.0, 4.0, 6.0
+
+
+def _gaussian_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
+    r"""The :class:`Root` of ``P_q(M < x) + v P_q(M = x) = p`` (``upper`` false) or ``P_q(M > x) + (1 - v)
+    P_q(M = x) = p`` (``upper`` true) for ``M = clip(q + σZ, lower, top)``, ``Z`` standard normal, ``σ`` the
+    ``scale`` (:class:`dpbook.Gaussian`: infinite bounds; :class:`dpbook.GaussianBIT`).
+
+    **The roots.**  Between the bounds the intervals compute the lower tail from the law's ``cdf`` at ``x^-``
+    and at ``x``, ``A = Φ((x^- - q)/σ)`` and ``B = Φ((x - q)/σ)``, as ``A + v max(B - A, 0)`` (the plain
+    interval: ``B``), and the upper tail from its ``sf``, ``C = Φ((q - x)/σ)`` and ``D = Φ((q - x^-)/σ)``, as
+    ``C + (1 - v) max(D - C, 0)`` (plain: ``D``).  The root is ``x + σ t_0`` (lower tail), resp. ``x - σ t_0``,
+    with ``t_0 = -Φ^{-1}(r)`` and ``r = p``.  At ``x = lower`` the lower tail is ``v B`` (``r = p/v``), at
+    ``x = top`` the upper tail ``(1 - v) D`` (``r = p/(1 - v)``, the weight rounded as the law rounds it).
+    Where ``v/2 < p`` (resp. ``(1 - v)/2 < p``), with a margin for ``ndtr``'s error, that atom's transform
+    stays below ``p`` wherever its argument is ``<= 0``: the lower tail at ``x = lower`` fails on the whole
+    domain (root ``-inf``), the upper tail at ``x = top`` can pass only at ``q = top``, decided from its value
+    there as the intervals compute it (root ``top`` with width 0, else ``+inf``).  At the other bound the
+    transform is at least the weight (up to 3 roundings) and at least the normal tail at its smallest
+    argument on the domain (``1/2`` at ``x = lower``; ``Φ((top^- - top)/σ)`` at ``x = top``, used where that
+    argument is ``>= -1``), so the end is the domain's (``+inf`` for the lower tail at ``x = top``, ``-inf``
+    for the upper tail at ``x = lower``) where one of them is ``>= p``; elsewhere the search decides (NaN).
+
+    **The width** (``u = 2^-53``; the assumption :data:`_NDTR_K0`: ``ndtr`` within ``ρ_N(a) = u (8 + 4 a^2)``
+    relatively, ``ndtri`` within ``6 u (t + 1)``).  Each computed ``Φ`` is ``Φ(a') (1 + δ)``, ``|δ| <=
+    ρ_N(a)``, at an argument ``a' = a (1 + θ) + ζ`` (``|θ| <= 2.01 u``, ``|ζ| <= 2^-1075``: the difference and
+    the quotient rounded), which moves ``log Φ`` by at most ``|a' - a|`` times its slope ``φ/Φ <= |a| + 1``.
+    The lower tail as computed lies between ``A~`` (the rounding is monotone) and ``B~ (1 + 3.01 u)`` (where
+    ``B~ < A~`` it is ``A~ <= A (1 + ρ) <= B (1 + ρ)``), an atom's ``v B~`` within ``u`` of ``v B~``.  So the
+    computed predicate is the exact one wherever ``B (1 + ρ_U) < r`` (it fails) or ``A (1 - ρ_U) >= r`` (it
+    holds), with ``ρ_U = u (13.1 + 6.01 s^2 + 2.01 s)`` over the zone (``s = t_0 + 1 >= |a|``); beyond the zone
+    the relative error grows like ``a^2`` while the tail falls like ``e^{-a^2/2}``.  The zone is therefore
+    ``[x^- + σ t_-, x + σ t_+]`` with ``Φ(-t_±) = r/(1 ± ρ_U)``; ``log Φ(-t)`` has slope ``-φ(t)/Φ̄(t) <=
+    -max(t, 0.79)`` for ``t >= -0.01``, so ``|t_± - t_0| <= 1.011 ρ_U/max(t_0, 0.79) <= u (6.08 t_0 + 46.1)``.
+    (The upper tail is the mirror image: ``C~`` and ``D~``.)  The closed form adds ``ndtri``'s error, ``1.27 u``
+    for the rounding of ``r`` (``dΦ^{-1}/dr = 1/φ`` and the Mills ratio ``Φ̄(t)/φ(t) <= 1.2534``) and two
+    roundings, ``σ u (8.02 t_0 + 7.3) + 1.01 u |x|``; the spacing ``x - x^- <= 2u|x| + 2^-1074`` adds to the
+    zone.  Doubled for safety and for the rounding of the intervals' ``root ± W``::
+
+        W = u (σ (30 t_0 + 110) + 8 |x|) + 2^-1020.
+
+    Certified where ``1e-80 <= r <= 1/2`` (``t_0 <= 19``, ``ρ_U <= 3e-13``), ``p >= 1e-290`` (above every
+    computed value that has underflowed) and the ends ``root ± W`` are finite; elsewhere the width is NaN.
+    The facts about ``Φ`` used here are checked on a grid, the assumption against a 60-digit reference
+    (``tests/families/test_gaussian_interval.py``).
+    """
+    s = float(scale)
+    shape = np.broadcast_shapes(np.shape(x), np.shape(p), np.shape(v))
+    x = np.broadcast_to(np.asarray(x, dtype=float), shape)
+    with np.errstate(all="ignore"):
+        root, width = _gaussian_tail(x, p, p, upper, s)
+        # writeable arrays of the broadcast shape (a 0-d computation gives numpy scalars)
+        if not isinstance(root, np.ndarray) or root.shape != shape:
+            root = np.array(np.broadcast_to(root, shape), dtype=float)
+        if not isinstance(width, np.ndarray) or width.shape != shape:
+            width = np.array(np.broadcast_to(width, shape), dtype=float)
+        flat_root, flat_width = root.reshape(-1), width.reshape(-1)
+        for bound, on in zip((lower, top), _on_bounds(x, lower, top)):
+            if on is None or not on.any():
+                continue
+            at = np.flatnonzero(on)
+            w, pp = (
+                np.broadcast_to(a, shape).ravel()[at] if np.ndim(a) else a
+                for a in (v, p)
+            )
+            weight = (1.0 - w) if upper else w
+            # one value for all the releases on the bound where p and v are one
+            size = at.size if np.ndim(w) or np.ndim(pp) else 1
+            if (bound == lower) != bool(upper):  # the atom's weight divides p
+                xb = np.full(size, bound)
+                edge, edge_width = _gaussian_tail(xb, pp / weight, pp, upper, s)
+                below = 0.5 * weight * (1.0 + (2.0 * _NDTR_K0 + 2.0) * _U) < pp
+                if upper:  # x = top: only q = top can pass, as the intervals compute it
+                    h = np.nextafter(top, -np.inf)
+                    at_top = weight * special.ndtr(-((h - top) / s))
+                    alone = np.where(at_top >= pp, top, np.inf)
+                else:  # x = lower: U <= v/2 < p on the domain
+                    alone = -np.inf
+                ok = np.isfinite(edge_width)
+                edge = np.where(ok, edge, np.where(below, alone, bound))
+                edge_width = np.where(ok, edge_width, np.where(below, 0.0, np.nan))
+            else:  # at least max(Φ(a_min), weight) up to a few ulps: the domain's end
+                if upper:  # x = lower: Φ(a) >= 1/2 for q >= lower
+                    tail = 0.5 * (1.0 - 16.0 * _U)
+                else:  # x = top: Φ at a_min = (top^- - top)/σ, not 1/2
+                    a_min = (np.nextafter(top, -np.inf) - top) / s
+                    tail = special.ndtr(a_min) * (1.0 - 32.0 * _U) * (a_min >= -1.0)
+                big = np.maximum(weight * (1.0 - 4.0 * _U), tail)
+                end = np.where(big >= pp, np.inf if not upper else -np.inf, bound)
+                edge = np.broadcast_to(end, (size,))
+                edge_width = np.where(np.isinf(edge), 0.0, np.nan)
+            flat_root[at] = edge
+            flat_width[at] = edge_width
+        return Root(root + 0.0, width)
+
+
+def _gaussian_tail(x, r, p, upper, s):
+    """``(root, width)`` of :func:`_gaussian_root` for the tail ``Φ(±(q - x)/σ) = r`` (width NaN where it is not
+    certified; the root ``x`` where ``r`` has no quantile).  With one ``r`` for all releases (between the
+    bounds) only the release varies: one array operation for the root, three for the width."""
+    n = special.ndtri(np.minimum(r, 0.5))  # -t_0
+    ok = (r >= 1e-80) & (r <= 0.5) & (p >= 1e-290)
+    root = x + s * n if upper else x - s * n
+    width = np.abs(x)
+    width *= 8.0 * _U
+    width += _U * s * (30.0 * -n + 110.0) + _TINY
+    if np.ndim(ok) == 0 and np.ndim(n) == 0 and np.isfinite(n):
+        # |root| + width finite for every release: one check on the extreme ones
+        if ok and root.size and max(root.max(), -root.min()) <= 1e308 and s <= 1e300:
+            return root, width
+        if not ok:
+            return root, np.full(np.shape(width), np.nan)
+    ok = ok & np.isfinite(root + width) & np.isfinite(root - width)
+    return np.where(np.isfinite(root), root, x), np.where(ok, width, np.nan)
+
+
 # --- Normalized: a starting point (no proved width yet) ---------------------------------------------------
 
 
-def _normalized_root(x, p, upper, scale, lo, hi):
-    r"""A starting point (no width: the intervals search from it) for the root in ``q`` of ``P_q(M <= x) = p``
-    (``upper`` false) or ``P_q(M > x) = p`` (``upper`` true) for ``M`` the Laplace law ``q + L_b`` conditioned
-    on the union of the sorted disjoint pieces ``[lo_k, hi_k]`` (:class:`dpbook.Normalized`; no atoms, so ``v``
-    plays no role).  The upper tail is the lower tail of the reflected law (``-M`` at ``-q``) at ``-x``.
+#: the per-piece log-mass error assumptions of :func:`_normalized_root`: ``expm1``, ``exp``, ``log`` and
+#: ``log1p`` within ``E`` units (module docstring)
+_NORM_E = 4.0
 
-    ``G(q) = P_q(M <= x) - p`` times the normalizer is the Laplace mass at ``q`` of the signed measure of
-    weight ``1 - p`` on the pieces cut at ``x`` below it and ``-p`` above it.  Between two consecutive points
-    of the piece ends and ``x`` (a segment of the hull, from a finite end ``r`` in the direction ``d = ±1``:
-    ``q = r + d b t``, ``0 <= t <= L``) each cut piece lies ahead of ``q``, behind it or around it, so
-    ``G = C_2 e^t + C_1 + C_0 e^{-t}``: a piece ahead adds its mass at ``r`` to ``C_2``, one behind to ``C_0``,
-    the piece around ``q`` (weight ``σ``) adds ``σ`` to ``C_1`` and ``-σ e^{-D/b}/2`` to ``C_2`` (``D`` the
-    distance from ``r`` to its end ahead) and to ``C_0`` (its end behind).  Each segment's quadratic
-    ``C_2 w^2 + C_1 w + C_0`` (``w = e^t``) is solved (both roots, in the stable form) and the root on its
-    segment kept.  The transform decreases in ``q`` on the hull (the law at ``q`` beyond the hull is the
-    law at its end), so where no segment holds a root the predicate ``P_q(M <= x) >= p`` holds everywhere
-    (root ``+inf``: ``G >= 0`` at the hull's lower end) or nowhere (``-inf``).  A release below the hull
-    gives ``-inf``, one at or above its top ``+inf``.  Returns the roots as an array shaped like the
-    broadcast of ``x`` and ``p``."""
+#: a normalized law's root is certified only over a hull at most this many scales long (the uniform error
+#: bound grows with it; a longer hull, or an unbounded one, is searched from the root)
+_NORMALIZED_HULL = 512.0
+
+
+def _normalized_delta(b, lo, hi, p, short_log):
+    r"""``Δ``, a bound on ``|log F~ - log F|`` for the transform as :class:`dpbook.Normalized` computes it
+    (its ``cdf``/``sf`` at ``x`` and the release below it, the randomized combination of the two included)
+    at every true value of the hull, over a hull ``D`` scales long (``D <= 512``: see
+    :func:`_normalized_root`).  ``short_log`` bounds ``|log ℓ| + |log b|`` over the pieces that may take the
+    short path (cut pieces included; 0 where none)."""
+    n = float(lo.size)
+    d = float((hi[-1] - lo[0]) / b) * (1.0 + 4.0 * _U)
+    piece = _U * (6.1 * d + (_NORM_E + 4.0) * short_log + 3.0 * _NORM_E + 16.0)
+    log_n = math.log(n)
+    sums = 3.0 * _NORM_E + n + 4.0 + (2.0 * _NORM_E + 1.0) * log_n + d + short_log
+    sums = 2.0 * _U * sums
+    rest = _U * (np.abs(np.log(p)) + _NORM_E + 6.0)
+    return 1.01 * (2.0 * piece + sums + rest)
+
+
+def _normalized_root(x, p, upper, scale, lo, hi):
+    r"""The :class:`Root` of ``P_q(M <= x) = p`` (``upper`` false) or ``P_q(M > x) = p`` (``upper`` true) for
+    ``M`` the Laplace law ``q + L_b`` conditioned on the union of the sorted disjoint pieces ``[lo_k, hi_k]``
+    (:class:`dpbook.Normalized`; no atoms, so ``v`` plays no role), ``0 < p <= 1/2``, with a width
+    certified at run time.  The upper tail is the lower tail of the reflected law (``-M`` at ``-q``) at
+    ``-x``.
+
+    **The root.**  ``G(q) = S_b(q) - p N(q)``, with ``S_b`` the Laplace mass at ``q`` of the pieces cut at
+    the release ``e`` below it and ``N`` of all of them (``S_a = N - S_b`` above it), changes sign once, at
+    the root (the transform decreases in ``q`` on the hull; the law at ``q`` beyond the hull is the law at
+    its end).  The mass of a piece ``[α, γ]`` at ``q`` is ``[α <= q <= γ] + Σ ± e^{-|z - q|/b}/2`` over its
+    two ends ``z`` (``+`` for a lower end above ``q`` or an upper end below it), so on a segment between
+    two consecutive piece ends ``P_i <= q <= P_{i+1}`` (``q = P_i + b t``) each of ``S_b`` and ``S_a`` is
+    ``C_2 e^t + C_1 + C_0 e^{-t}``: the ends ahead of the segment add to ``C_2``, those behind to ``C_0``.
+    On a finite hull at most ``512 b`` long (:func:`_normalized_fast`) the sums over the fixed ends are
+    tables over the segments and the number ``m`` of ends below ``e`` (:func:`_normalized_tables`, no
+    exponent beyond ``±512``), to which ``e`` adds its own term when it lies inside a piece (it then ends
+    the cut parts, and splits its segment in two); the signs of ``G`` at the ends and at ``e`` locate the
+    root's segment, and its quadratic ``C_2 w^2 + C_1 w + C_0`` in ``w = e^t`` (both roots, in the stable
+    form; the one on the segment) gives the root.  ``G < 0`` at the hull's lower end puts the root at
+    ``-inf`` (the predicate ``P_q(M <= x) >= p`` holds nowhere), ``G >= 0`` at its top at ``+inf``.  Over a
+    longer or unbounded hull every segment's quadratic is solved (:func:`_normalized_start`; a starting
+    point only).  A release at or below the hull's lower end gives ``-inf``, one at or above its top
+    ``+inf`` (width 0 where both points read are beyond it: the law's ``cdf`` is 0, resp. 1, there).
+
+    **The width** (``u = 2^-53``, ``E = 4`` as in the module docstring, for ``expm1``, ``log1p`` and
+    scipy's ``exprel``, which is ``expm1(x)/x``, too).  The intervals read ``F~``, the law's ``cdf`` (resp.
+    ``sf``) at ``e_lo = x^-`` and ``e_hi = x`` (mirrored: ``-x`` and ``-x^-``) and their randomized
+    combination, which lies between the two up to ``3u``.  Two steps:
+
+    1. *The law's error* ``Δ`` (:func:`_normalized_delta`), uniform over the hull.  The law computes
+       ``log F~ = lse(l~_cut) - lse(l~)`` from the pieces' log-masses
+       (``dpbook._kernels.laplace._piece_log_mass``: ``log 2N(c) + log(1/2) - d``, ``d = |q - c|/b <= D``
+       for ``q`` in the hull, ``D`` its length in scales).  On the long path ``2N(c) = (1 - e^{-A'}) + (1 -
+       e^{-B'})`` lies in ``[0.63, 2]``; each ``expm1`` of an argument with two roundings (relative
+       condition at most 1) errs by ``(E + 2.01) u``, the sum by ``u``, the logarithm adds ``0.7 E u``.  On
+       the short path (counted for every piece shorter than ``3 b``: from ``2.5 b`` on none takes it, see
+       :func:`_long_path`) ``log ℓ - log b + log(α g(A') + β g(B'))`` with ``g(z) = (1 - e^{-z})/z``
+       (``exprel(-z)``, decreasing from 1 to ``0.63`` on ``[0, 1]``, ``|g'/g| <= 1/2``; ``max(α, β) = 1``, so
+       the sum lies in ``[0.63, 2]``): ``α`` errs by ``3.01 u``, ``g`` by ``1.01 u`` from its argument and
+       ``(E + 1) u`` itself, the products and the sum by ``2 u``, the logarithms of ``ℓ`` and ``b`` by
+       ``E u`` times ``|log ℓ| + |log b| <= Λ`` (``Λ``: the bound over the short pieces, ``ℓ >= len/2``).
+       With ``d`` (``2.01 u d``) and the two sums, each piece's log-mass errs by at most
+       ``δ = u (6.1 D + (E + 4) Λ + 3E + 16)``.  scipy's ``logsumexp`` is ``log1p(s) + log m + a_max``
+       (``m`` the count of maxima): 1-Lipschitz in its entries, plus ``u (3E + n + 4 + (2E + 1) log n +
+       D + Λ)`` of its own (``n`` pieces, ``s <= n``, ``|a_max| <= D + Λ + 2``); the two of them, the
+       difference (``u |log p|`` on the side that matters), ``exp`` and the randomized combination give
+       ``Δ = 1.01 (2δ + 2u (3E + n + 4 + (2E + 1) log n + D + Λ) + u (|log p| + E + 6))``.  So wherever the
+       exact ``F <= p e^{-Δ}`` the computed transform is below ``p``, and wherever ``F >= p e^{Δ}`` it is
+       at least ``p``.
+
+    2. *A run-time certificate* at ``q_+ = root + W`` and ``q_- = root - W`` (the doubles the intervals
+       compute): ``S_b`` and ``S_a`` are evaluated in the root's segment from their coefficients with a
+       running error bound ``ρ Σ|terms| + 2^-1020 (w + 1/w + 1) 2k`` (``ρ = 1.01 u (6.1 D + 3E + 4k +
+       12)``: a term is at most three exponentials of distances with two roundings each, the table's
+       ``e^{-|P_z - P_i|/b}``, ``e``'s and ``w``, then the products and the sums of at most ``2k + 3``
+       terms; the last term covers subnormal results), and the other release point by the mass of
+       ``[e_lo, e_hi]``, at most ``h/(2b)`` (``h <= 2u|x| + 2^-1074``).  The width is certified where
+       ``F(e_hi) < p (1 - Δ)`` at ``q_+`` and ``F(e_lo) > p (1 + 2Δ)`` at ``q_-`` follow from those bounds
+       (with ``16 u`` for the roundings of the comparison): the exact transform decreases in ``q``, so every
+       double beyond ``q_+`` has ``F~ < p`` and every one below ``q_-`` has ``F~ >= p``, and the search's end
+       lies in ``[q_-, q_+]``.  ``W`` is chosen from the slope of ``G`` at the root (1.5 times the zone
+       where ``|G|`` is within its error, else 24 times); where ``q_±`` leave the root's segment, or the
+       check fails (the flat tail next to a bound, a root next to a piece end, masses lost to rounding)
+       the width is NaN.
+       A root ``±inf`` is certified the same way at the hull's end (width 0).  Nothing is certified over a
+       hull longer than ``512 b`` (the bound ``Δ`` is uniform over it).
+
+    Returns a :class:`Root` shaped like the broadcast of ``x`` and ``p``."""
     b = float(scale)
     lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
     x = np.asarray(x, dtype=float)
@@ -1004,6 +1211,33 @@ def _normalized_root(x, p, upper, scale, lo, hi):
     shape = np.broadcast_shapes(x.shape, np.shape(p))
     xf = np.broadcast_to(x, shape).reshape(-1)
     pf = np.broadcast_to(np.asarray(p, dtype=float), shape).reshape(-1)
+    width = np.full(xf.size, np.nan)
+    with np.errstate(all="ignore"):
+        if (hi[-1] - lo[0]) / b <= _NORMALIZED_HULL:
+            root = np.full(xf.size, np.nan)
+            at = np.flatnonzero((xf > lo[0]) & (xf < hi[-1]))
+            if at.size:
+                e, pa = xf[at], pf[at]
+                root[at], parts, slope, m = _normalized_fast(e, pa, b, lo, hi)
+                width[at] = _normalized_certified(
+                    root[at], (parts, slope), e, pa, b, lo, hi, m
+                )
+        else:
+            root = _normalized_start(xf, pf, b, lo, hi)
+        # both points read at or below the hull's lower end (F~ = 0), resp. above its top (F~ = 1): the
+        # points are (e^-, e), mirrored (e, e^+)
+        below = (xf < lo[0]) | ((xf == lo[0]) & (not upper))
+        beyond = (xf > hi[-1]) | ((xf == hi[-1]) & upper)
+        root = np.where(xf <= lo[0], -np.inf, np.where(xf >= hi[-1], np.inf, root))
+        width = np.where(below | beyond, 0.0, width)
+    root, width = root.reshape(shape), width.reshape(shape)
+    return Root(-root if upper else root + 0.0, width)
+
+
+def _normalized_start(xf, pf, b, lo, hi):
+    """The roots of :func:`_normalized_root` as starting points only (flat arrays, in the lower tail's frame):
+    every segment's quadratic solved (for a hull unbounded or longer than ``512 b``, whose roots are not
+    certified)."""
     # the cut pieces (axis 0) and their weights, per release (axis 1)
     xr = xf[None, :]
     a = np.concatenate(
@@ -1079,6 +1313,771 @@ def _normalized_root(x, p, upper, scale, lo, hi):
         # (a hull unbounded below: G -> (1 - p) Laplace mass > 0 as q -> -inf)
         everywhere = np.where(forward[0], c2[0] + c1[0] + c0[0] >= 0.0, True)
         best = np.where(np.isnan(best), np.where(everywhere, np.inf, -np.inf), best)
-        best = np.where(xf < lo[0], -np.inf, np.where(xf >= hi[-1], np.inf, best))
-    root = best.reshape(shape)
+        return best
+
+
+def _normalized_tables(b, lo, hi):
+    """Release-independent tables of :func:`_normalized_fast` for the ``n = 2k`` ends ``P`` of a finite hull
+    at most ``512 b`` long: for each segment ``i`` (``[P_i, P_{i+1}]``, anchored at ``P_i``) and each prefix
+    ``m`` of the ends, the signed sums of ``e^{-|z - P_i|/b}/2`` over the ends ``z`` of ``P[:m]`` (``B``)
+    and of ``P[m:]`` (``A``) ahead of the segment (``C_2``) and behind it (``C_0``), their sums of absolute
+    values, the indicators ``C_1``, ``e^{-|P_l - P_i|/b}`` and ``e^{L_i}``."""
+    ends = np.stack([lo, hi], axis=1).ravel()
+    n = ends.size
+    i = np.arange(n - 1)[:, None]
+    z = np.arange(n)[None, :]
+    lower = (z % 2) == 0
+    near = np.exp(-np.abs(ends[None, :] - ends[:, None]) / b)
+    half = 0.5 * near[:-1]
+    ahead = z >= i + 1
+    # a lower end ahead of q adds +e^{-|z - q|/b}/2, an upper one -; behind, the other way round
+    m2 = np.where(ahead, np.where(lower, half, -half), 0.0)
+    m0 = np.where(ahead, 0.0, np.where(lower, -half, half))
+    zero = np.zeros((n - 1, 1))
+    out = {"ends": ends, "near": near, "grow": np.exp((ends[1:] - ends[:-1]) / b)}
+    for name, terms in (("2", m2), ("0", m0)):
+        for suffix, tt in (("", terms), ("abs", np.abs(terms))):
+            out["B" + name + suffix] = np.concatenate([zero, np.cumsum(tt, 1)], 1)
+            out["A" + name + suffix] = np.concatenate(
+                [np.cumsum(tt[:, ::-1], 1)[:, ::-1], zero], 1
+            )
+    m = np.arange(n + 1)[None, :]
+    inside = (i % 2) == 0
+    out["B1"] = (inside & (i + 1 < m)) * 1.0
+    out["A1"] = (inside & (i >= m)) * 1.0
+    return out
+
+
+def _normalized_fast(e, p, b, lo, hi):
+    """The roots of :func:`_normalized_root` at releases ``e`` strictly inside a finite hull at most ``512 b``
+    long (flat arrays, in the lower tail's frame), as ``(root, (at_root, at_end), (g_2, g_0, w), m)``:
+    ``at_root`` the root's segment (its coefficients of ``S_b`` and ``S_a`` per release, their sums of
+    absolute values, its anchor and its ends), ``at_end(sel, top)`` the same for the segment holding the
+    hull's top (or bottom) at the releases ``sel``, ``G``'s outer coefficients and ``w = e^t`` at the root
+    (its slope), and the number ``m`` of piece ends below each release."""
+    t = _normalized_tables(b, lo, hi)
+    ends = t["ends"]
+    n = ends.size
+    m = np.searchsorted(ends, e, side="left")  # the ends below e: 1 <= m <= n - 1
+    odd = (m % 2) == 1  # e inside a piece (lo_j < e <= hi_j): an end of the cut pieces
+    u_dn = np.exp(-(e - ends[m - 1]) / b)
+    u_up = np.exp(-(ends[m] - e) / b)
+    segs = np.arange(n - 1)[:, None]
+    # e^{-|e - P_i|/b}/2 for every segment's anchor
+    half_e = 0.5 * np.where(
+        segs <= m - 1, u_dn * t["near"][:-1, m - 1], u_up * t["near"][:-1, m]
+    )
+    e_ahead = odd & (segs <= m - 1)
+    e_behind = odd & (segs >= m)
+    ahead_e = np.where(e_ahead, half_e, 0.0)
+    behind_e = np.where(e_behind, half_e, 0.0)
+    table = {
+        "b": (
+            t["B2"][:, m] - ahead_e,
+            t["B1"][:, m] + (odd & (segs == m - 1)),
+            t["B0"][:, m] + behind_e,
+        ),
+        "a": (t["A2"][:, m] + ahead_e, t["A1"][:, m], t["A0"][:, m] - behind_e),
+        "babs": (t["B2abs"][:, m] + ahead_e, 0.0, t["B0abs"][:, m] + behind_e),
+        "aabs": (t["A2abs"][:, m] + ahead_e, 0.0, t["A0abs"][:, m] + behind_e),
+    }
+    # e^{-(q - e)/b}/2 = e^{(e - P_{m-1})/b} e^{-t}/2 on the part [e, hi_j]
+    back = 0.5 / u_dn
+
+    def parts(idx, second, sel):
+        """At the releases ``sel`` (flat positions): the ``(S_b, S_a, |S_b|, |S_a|)`` coefficient triples of
+        their segment ``idx`` (its part above ``e`` where ``second``), its anchor and its ends."""
+
+        cols = np.arange(e.size)[sel]
+
+        def pick(a):
+            return a[idx, cols]
+
+        he, bk = pick(half_e), back[sel]
+        out = []
+        for key, s_e, one in (("b", 1.0, 0.0), ("a", -1.0, 1.0)):
+            c2, c1, c0 = (pick(c) for c in table[key])
+            # above e: e is behind q (sign s_e), q outside the cut part below e and inside the one above
+            c2 = np.where(second, c2 + s_e * he, c2)
+            c0 = np.where(second, c0 + s_e * bk, c0)
+            c1 = np.where(second, one, c1)
+            out.append((c2, c1, c0))
+        for key, value in (("babs", out[0]), ("aabs", out[1])):
+            c2, c0 = pick(table[key][0]), pick(table[key][2])
+            c2, c0 = np.where(second, c2 - he, c2), np.where(second, c0 + bk, c0)
+            out.append((c2, value[1], c0))
+        split = odd[sel] & (idx == m[sel] - 1)
+        start = np.where(split & second, e[sel], ends[idx])
+        stop = np.where(split & ~second, e[sel], ends[idx + 1])
+        return out, ends[idx], start, stop
+
+    # G's coefficients on every segment (on the split one, its part below e), and its sign at every end:
+    # each segment's anchor (t = 0), the hull's top, and e
+    q_ = 1.0 - p
+    g2, g1, g0 = (q_ * table["b"][j] - p * table["a"][j] for j in range(3))
+    count = np.sum(g2 + g1 + g0 >= 0.0, axis=0)
+    # the hull's top lies in the part above e of the last segment where e splits it
+    top_split = odd & (m - 1 == n - 2)
+    he_top = half_e[n - 2]
+    grow = t["grow"][n - 2]
+    g_top = np.where(top_split, g2[n - 2] + he_top, g2[n - 2]) * grow
+    g_top += np.where(top_split, -p, g1[n - 2])
+    g_top += np.where(top_split, g0[n - 2] + back, g0[n - 2]) / grow
+    count += g_top >= 0.0
+    i = np.clip(count - 1, 0, n - 2)
+    row = (m - 1)[None]
+    ge = np.take_along_axis(g2, row, 0)[0] / u_dn + np.take_along_axis(g1, row, 0)[0]
+    ge += np.take_along_axis(g0, row, 0)[0] * u_dn
+    second = odd & (i == m - 1) & (ge >= 0.0)
+    coef, anchor, start, stop = parts(i, second, slice(None))
+    (b2, b1, b0), (a2, a1, a0) = coef[0], coef[1]
+    g2, g1, g0 = q_ * b2 - p * a2, q_ * b1 - p * a1, q_ * b0 - p * a0
+    disc = np.sqrt(np.maximum(g1 * g1 - 4.0 * g2 * g0, 0.0))
+    half = -0.5 * (g1 + np.where(g1 >= 0.0, disc, -disc))
+    w_lo = np.exp((start - anchor) / b)
+    w_hi = np.exp((stop - anchor) / b)
+    w1, w2 = half / g2, g0 / half
+    in1 = (w1 >= w_lo * (1.0 - 1e-9)) & (w1 <= w_hi * (1.0 + 1e-9))
+    w = np.where(in1, w1, w2)
+    w = np.clip(np.where(np.isfinite(w), w, w_lo), w_lo, w_hi)
+    root = np.clip(anchor + b * np.log(w), start, stop)
+    root = np.where(count == 0, -np.inf, np.where(count == n, np.inf, root))
+
+    def at_end(sel, top):
+        """The segments holding the hull's end (the top: in the part above e where split)."""
+        idx = np.full(sel.size, n - 2 if top else 0)
+        return parts(idx, top_split[sel] if top else np.zeros(sel.size, bool), sel)
+
+    return root, ((coef, anchor, start, stop), at_end), (g2, g0, w), m
+
+
+def _normalized_pick(a, at):
+    """The positions ``at`` of a segment's coefficients (nested tuples of arrays and scalars)."""
+    if isinstance(a, (tuple, list)):
+        return tuple(_normalized_pick(t, at) for t in a)
+    return a[at] if np.ndim(a) else a
+
+
+def _normalized_certified(root, found, e, p, b, lo, hi, m):
+    """The widths of :func:`_normalized_root` certified at run time (NaN elsewhere), from the segments'
+    coefficients of :func:`_normalized_fast` (``found``)."""
+    ends = np.stack([lo, hi], axis=1).ravel()
+    n = ends.size
+    (at_root, at_end), (g2, g0, w0) = found[0], found[1]
+    h = (2.0 * _U) * np.abs(e) + 2.0**-1074  # the spacing of the two points read
+    # |log ℓ| + |log b| over the pieces that may take the short path: the full ones, and the cut ones at
+    # either point read (next to e: a cut length moves by at most h between them)
+    full = hi - lo
+    short_full = (full < 3.0 * b) * (np.abs(np.log(full)) + 0.7 + abs(math.log(b)))
+    short_log = np.full(e.size, np.max(short_full))
+    for cut in (e - ends[m - 1], ends[m] - e):
+        short = cut < 3.0 * b
+        size = np.log(np.maximum(np.where(short, cut, 1.0) - h, 2.0**-1074))
+        size = short * (np.abs(size) + 0.7 + abs(math.log(b)))
+        short_log = np.maximum(short_log, size)
+    delta = _normalized_delta(b, lo, hi, p, short_log)
+    d_hull = float((hi[-1] - lo[0]) / b) * (1.0 + 4.0 * _U)
+    rho = 1.01 * _U * (6.1 * d_hull + 3.0 * _NORM_E + 2.0 * n + 12.0)
+    slack = h / (2.0 * b) * (1.0 + 4.0 * _U)
+
+    def bounds(q, part, sel):
+        """``(S_b, S_a, ε_b, ε_a, inside)`` at ``q`` in the segments ``part`` of the releases ``sel``."""
+        coef, anchor, start, stop = part
+        inside = (q >= start) & (q <= stop)
+        w = np.exp(np.where(inside, q - anchor, 0.0) / b)
+        out = []
+        for value, size in ((coef[0], coef[2]), (coef[1], coef[3])):
+            s = value[0] * w + value[1] + value[2] / w
+            a = size[0] * w + size[1] + size[2] / w
+            out.append((s, rho * a + _TINY * (w + 1.0 / w + 1.0) * n + slack[sel]))
+        (sb, eb), (sa, ea) = out
+        return sb, sa, eb, ea, inside
+
+    def fails(q, part, sel):  # certified: F(e_hi) < p e^{-Δ} at q
+        sb, sa, eb, ea, inside = bounds(q, part, sel)
+        small = eb + ea <= 0.25 * (sb + sa)
+        bound = p[sel] * (1.0 - delta[sel]) * (sb + sa - eb - ea)
+        return (inside & small) & ((sb + eb) * (1.0 + 16.0 * _U) < bound)
+
+    def holds(q, part, sel):  # certified: F(e_lo) > p e^{Δ} at q
+        sb, sa, eb, ea, inside = bounds(q, part, sel)
+        small = (eb + ea <= 0.25 * (sb + sa)) & (eb <= 0.25 * sb)
+        bound = p[sel] * (1.0 + 2.0 * delta[sel]) * (sb + sa + eb + ea)
+        bound *= 1.0 + 16.0 * _U
+        return (inside & small) & ((sb - eb) * (1.0 - 16.0 * _U) > bound)
+
+    finite = np.isfinite(root)
+    everyone = slice(None)
+    # the zone where |G| is within its error, from the slope of G at the root (per unit of t)
+    sb, sa, eb, ea, _ = bounds(root, at_root, everyone)
+    slope = np.abs(g2 * w0 - g0 / w0)
+    zone = b * (p * delta * (sb + sa) + eb + ea) / slope
+    guess = 1.5 * zone + (4.0 * _U) * np.abs(root) + _TINY
+    guess = np.where(finite & (guess < np.inf), guess, 0.0)
+    ok = fails(root + guess, at_root, everyone) & holds(root - guess, at_root, everyone)
+    width = np.where(finite & ok, guess, np.nan)
+    # a wider zone where that fails (a curved G, a root off by more)
+    retry = np.flatnonzero(finite & ~ok)
+    if retry.size:
+        r, wide = root[retry], 16.0 * guess[retry]
+        part = tuple(_normalized_pick(a, retry) for a in at_root)
+        ok = fails(r + wide, part, retry) & holds(r - wide, part, retry)
+        width[retry] = np.where(ok, wide, np.nan)
+    # no root on the hull: certified at the hull's end (width 0)
+    for sign, end, check in ((1.0, ends[-1], holds), (-1.0, ends[0], fails)):
+        sel = np.flatnonzero(root == sign * np.inf)
+        if sel.size:
+            q = np.full(sel.size, end)
+            width[sel] = np.where(check(q, at_end(sel, sign > 0), sel), 0.0, np.nan)
+    return width
+
+
+# --- the folded Laplace law (FoldedLaplace): closed-form roots, certified on the long path -------------------
+
+#: the margin (in the logarithm of the tail) of :func:`_folded_root`'s decisions that read the crude bound
+#: ``2^-30`` of the law's relative error (a release's side of the root, a root beyond a bound)
+_FOLD_MARGIN = 2.0**-28
+
+_LOG2_FOLD = math.log(2.0)
+
+
+def _folded_root(x, p, v, upper, scale, lower, top):
+    r"""The :class:`Root` of ``P_q(M < x) + v P_q(M = x) = p`` (``upper`` false) or ``P_q(M > x) + (1 - v)
+    P_q(M = x) = p`` (``upper`` true) for the folded Laplace law (:class:`dpbook.FoldedLaplace`: ``q + L_b``
+    reflected at ``lower`` and ``top`` until it lies between), ``q`` in ``[lower, top]``.
+
+    With no finite bound the law is the Laplace mechanism's, computed by the same kernels: its
+    :class:`Root` with the proved width (:func:`_laplace_root`).  Otherwise the law has no atom, and the
+    intervals compute the lower tail from the law's cdf at ``e_lo = x^-`` and ``e_hi = x`` (weight ``v``
+    on ``e_hi``; the plain interval reads ``e_hi`` alone), the upper tail from its ``sf`` at ``x`` and
+    ``x^-``, which is the cdf of the mirrored law (``-M`` at ``-q`` on ``[-top, -lower]``) at ``e_lo = -x``
+    and ``e_hi = -x^-`` with the weight ``1 - v``: one kernel on the lower tail (:func:`_folded_point`),
+    for the points used (``v = 1`` reads ``e_hi`` only, ``v = 0`` ``e_lo`` only).  The randomized
+    transform lies within ``3.02 u`` relative of the hull of the two computed tails (its three
+    roundings), which :func:`_folded_point`'s bounds include.  A root beyond a bound is decided at the
+    point where it is hardest (the tail at ``top`` increases with the point, as does the tail at
+    ``lower``: ``+inf`` at the smaller point used, ``-inf`` at the larger), a finite root at both
+    points, joined: the width covers both zones (unless it is over 8 times the larger of them: a release
+    a few doubles from a bound, where the tail changes by a factor from one double to the next, is left
+    to the search).  A root not certified at every point used is a starting point (NaN width,
+    :func:`_folded_start`) that the intervals polish on the law.  One finite bound:
+    :func:`_folded_one_sided`."""
+    b = float(scale)
+    if np.isinf(lower) and np.isinf(top):
+        return _laplace_root(x, p, v, upper, b)
+    x = np.asarray(x, dtype=float)
+    v = np.asarray(v, dtype=float)
+    if np.isinf(lower) or np.isinf(top):
+        return _folded_one_sided(x, p, v, upper, b, lower, top)
+    if upper:  # the mirrored law's lower tail at e_lo = -x, e_hi = -x^- = (-x)^+, with the weight 1 - v
+        x, v, lower, top = -x, 1.0 - v, -top, -lower
+    shape = np.broadcast_shapes(x.shape, np.shape(p), v.shape)
+    x = np.broadcast_to(x, shape).ravel()
+    with np.errstate(all="ignore"):
+        e_hi = np.nextafter(x, np.inf) if upper else x
+        e_lo = x if upper else np.nextafter(x, -np.inf)
+        if v.ndim == 0 and v == 1.0:
+            e_plus = e_minus = e_hi
+        elif v.ndim == 0 and v == 0.0:
+            e_plus = e_minus = e_lo
+        else:
+            vf = np.broadcast_to(v, shape).ravel()
+            e_plus, e_minus = (
+                np.where(vf < 1.0, e_lo, e_hi),
+                np.where(vf > 0.0, e_hi, e_lo),
+            )
+        pf = p if np.ndim(p) == 0 else np.broadcast_to(p, shape).ravel()
+        root, width, open_ = _folded_decide(
+            e_plus, e_minus, e_lo, e_hi, pf, b, lower, top
+        )
+        at = np.flatnonzero(open_)
+        if at.size:
+            pa = pf if np.ndim(pf) == 0 else pf[at]
+            r_lo, w_lo = _folded_point(e_lo[at], pa, b, lower, top)
+            r_hi, w_hi = _folded_point(e_hi[at], pa, b, lower, top)
+            u_lo = e_plus[at] == e_lo[at]  # the smaller point is used
+            u_hi = e_minus[at] == e_hi[at]
+            first = np.minimum(
+                np.where(u_lo, r_lo - w_lo, np.inf), np.where(u_hi, r_hi - w_hi, np.inf)
+            )
+            last = np.maximum(
+                np.where(u_lo, r_lo + w_lo, -np.inf),
+                np.where(u_hi, r_hi + w_hi, -np.inf),
+            )
+            mid = 0.5 * first + 0.5 * last
+            half = np.maximum(last - mid, mid - first)
+            joined = half * (1.0 + 4.0 * _U) + 2.0 * _U * np.abs(mid) + _TINY
+            # (a join far wider than its parts, for a release a few doubles from a bound where the tail
+            # changes by a factor from one double to the next, is left to the search)
+            tight = half <= 8.0 * np.fmax(
+                np.where(u_lo, w_lo, 0.0), np.where(u_hi, w_hi, 0.0)
+            )
+            ok = np.isfinite(first) & np.isfinite(last) & tight
+            root[at] = mid
+            width[at] = np.where(ok, joined, np.nan)
+        nan = np.flatnonzero(np.isnan(width))
+        if nan.size:  # the starting points, in the mirrored coordinate
+            pn = pf if np.ndim(pf) == 0 else pf[nan]
+            root[nan] = _folded_start(x[nan], pn, False, b, lower, top)
+    if upper:
+        root = -root
+    return Root(root.reshape(shape) + 0.0, width.reshape(shape))
+
+
+def _folded_decide(e_plus, e_minus, e_lo, e_hi, p, b, lower, top):
+    """``(root, width, open)`` of :func:`_folded_root` at flat points: ``±inf`` with width 0 where a root beyond a
+    bound is certified (:func:`_folded_point`'s decisions: ``+inf`` read at the smallest point used
+    ``e_plus``, whose distance to ``lower`` is then the smallest, ``-inf`` at the largest ``e_minus``), NaN
+    elsewhere; ``open`` where a finite root may be certified.  A point at most ``2^-1000`` above ``lower``
+    (where the law's half-distances may be subnormal, off by a factor up to 3) is decided ``-inf`` only
+    with the margin ``e^2``; one next to ``top`` needs no care (the law's arguments there are exact)."""
+    n = e_hi.size
+    root, width = np.full(n, np.nan), np.full(n, np.nan)
+    one = e_plus >= top  # C = 1 at every point used
+    zero = e_minus <= lower  # C = 0
+    root[one], width[one] = np.inf, 0.0
+    root[zero], width[zero] = -np.inf, 0.0
+    w = top - lower
+    big = w / b
+    if not (2.0 * big > 0.5 and big <= 2.0**16 and 2.0**-1000 <= b <= 2.0**1000):
+        return root, width, np.zeros(n, dtype=bool)
+    live = ~one & ~zero & (p >= 2.0**-900) & (p <= 0.4)
+    lW = float(np.log(-np.expm1(-2.0 * big)))
+    lp = np.log(p)
+    y = e_plus - lower
+    log_top = -((top - e_plus) / b) + np.log(-np.expm1(-2.0 * (y / b))) - lW
+    plus = live & (y >= 2.0**-1000) & (log_top >= lp + _FOLD_MARGIN)
+    rest = np.flatnonzero(live & ~plus)
+    root[plus], width[plus] = np.inf, 0.0
+    open_ = np.zeros(n, dtype=bool)
+    if rest.size:
+        lpr = lp if np.ndim(lp) == 0 else lp[rest]
+        y = e_minus[rest] - lower
+        Y = y / b
+        log_low = np.log1p(np.exp(-2.0 * (big - Y / 2.0))) + np.log(-np.expm1(-Y)) - lW
+        minus = log_low <= lpr - np.where(y < 2.0**-1000, 2.0, _FOLD_MARGIN)
+        root[rest[minus]], width[rest[minus]] = -np.inf, 0.0
+        open_[rest[~minus]] = True
+    return root, width, open_
+
+
+def _folded_point(e, p, b, lower, top):
+    r"""``(root, width)`` of ``C_q(e) = p`` for the folded law on ``[lower, top]`` (both finite) at the points
+    ``e``: ``C_q(e)`` the lower tail ``P_q(M <= e)`` as the law computes it
+    (``dpbook.families.folded.FoldedLaplace._logs``), the width NaN where not certified.
+
+    **The law.**  With ``Y = (e - lower)/b``, ``A = (top - e)/b``, ``W = Y + A`` and ``P = (q - lower)/b``:
+    on the side ``q >= e`` (A) ``C = sinh Y cosh(W - P)/sinh W``, whose logarithm has the slope
+    ``-tanh(W - P)`` in ``P``; on the side ``q <= e`` (B) ``C = 1 - cosh P sinh A/sinh W``, whose
+    logarithm has the slope ``-σ(P) = -sinh P sinh A/(sinh W C)``, increasing in ``P``.  ``C`` decreases
+    in ``q`` from ``C_low = 1 - sinh A/sinh W`` to ``C_top = sinh Y/sinh W``.  On side A the law computes
+    ``log C`` as ``-(q - e)/b - log 2 + lm(y) - lm(w) + log1p(e^{-2(top - q)/b})`` (``lm(t) = log(1 -
+    e^{-2t/b})``, ``y = e - lower``) where that is below ``log 1/2``, else ``C`` from its complement (then
+    ``C >= 0.49``, as is the exact one); on side B it computes ``1 - C`` by such a product and ``C = 1 -
+    (1 - C)`` where ``1 - C <= 1/2`` (then both ``C >= 0.49``), else ``C`` as the ``logaddexp`` of
+    ``t_1 = log(sinh A (cosh Y - cosh P)/sinh W)`` (with ``lm(top - e) - lm(w)``, ``lm(e - q)`` and
+    ``lm((y + q - lower)/2)``) and ``t_2 = log(sinh Y cosh A/sinh W)`` (``= log C_q(e)`` at ``q = e``).
+    With ``E = 4`` ulps (``8 u`` relative, ``u = 2^-53``) for ``exp``, ``log``, ``expm1``, ``log1p``,
+    ``logaddexp``, and 5 for scipy's ``exprel`` (``expm1(x)/x``, 1 for ``|x| < 1e-16``):
+
+    * ``lm(t)`` errs by at most ``u (21 + 11 L_t)`` (``L_t = |log(2t/b)| + 1``, or ``|log t| + |log b| +
+      1.7`` where ``2t/b <= 1e-300`` and the law takes the logarithms apart; its argument is rounded twice,
+      ``d log(1 - e^{-z})/d log z <= 1``, and ``|lm(t)| <= L_t``); ``log1p(e^{-2t/b})`` by ``15 u``.  The
+      sum of five terms and its four roundings give, with ``exp`` and the randomized combination's three
+      roundings (it lies within ``3.02 u`` relative of the two computed tails' hull), a relative error of
+      the side-A tail ``u (5.01 Z + 72 + 14 (L_y + L_w))`` at ``Z = (q - e)/b <= A``; doubled:
+      ``Δ(Z) = u (11 Z + 170 + 28 (L_y + L_w))``.
+    * Side B: ``t_2`` errs by ``u (66 + 14 (L_y + L_w))``; in ``t_1`` the error of ``lm(e - q)`` is
+      unbounded as ``q -> e``, but its weight in the ``logaddexp``, ``e^{t_1}/C <= e^{t_1 - t_2} <= (e - q)/b``
+      (``cosh Y - cosh P <= (Y - P) sinh Y``), keeps it under ``u (32 + 14 |log 2W|)``; with the
+      ``logaddexp`` (``8 u |log C|``), ``exp`` and the combination, doubled:
+      ``Δ_B = u (440 + 16 |log C| + 30 (L_{top - e} + L_y + L_half) + 60 L_w + 28 |log 2W|)``, ``L_half`` the
+      largest ``L`` over ``[y/2, y]`` (``half = (y + q - lower)/2``, rounded by at most ``1.01 u`` for
+      ``y >= 2^-1000``), ``|log C| <= max(|log p|, |log C_q(e)|) + 1`` where it matters.
+    * Crude, on both sides and every branch, for ``b`` in ``[2^-1000, 2^1000]``, ``y >= 2^-1000`` and
+      ``W <= 2^16``: every ``L <= 1440``, so side B errs by under ``2^17 u`` and side A by ``u (11 W + 2^17)``:
+      within ``2^-30`` relative.  (Next to ``top`` the law's arguments are exact, so no bound on
+      ``top - e`` is needed; for ``y < 2^-1000`` the halves may be subnormal and ``t_1`` off by a factor 3.)
+
+    **Decisions** (:func:`_folded_decide` at the extreme points used).  ``C_top >= p e^{2^-28}`` (computed to
+    ``2^-35``): the predicate ``C >= p`` holds for every ``q`` of the domain (root ``+inf``, width 0);
+    ``C_low <= p e^{-2^-28}``: it fails everywhere (``-inf``; margin ``e^{-2}`` for ``y < 2^-1000``).
+    ``e <= lower`` gives ``C = 0`` exactly (``-inf``), ``e >= top`` ``C = 1`` (``+inf``).
+
+    **A root on side A** (``C_q(e) >= p`` at ``q = e``): ``C = p`` is ``t + e^{-2A}/t = e^c`` with
+    ``t = e^{-(q - e)/b}``, ``c = log 2p - log(1 - e^{-2Y}) + log(1 - e^{-2W})``: ``d = (q - e)/b = -c + log 2
+    - log1p(s)``, ``s = sqrt(1 - 4 e^{-2(A + c)}) = tanh((top - q)/b)``, the slope at the root; ``|∂d/∂c|,
+    |∂d/∂A| <= 1/s``.  Its computed error (``c`` to ``u (11 (|log p| + |lY| + |lW|) + 23)``, ``A`` to
+    ``2.01 u A``, ``1 - g = 1 - 4e^{...}`` to ``g (8 u + 2 (err_c + err_A + u |A + c|)) + u``, the square
+    root, ``log1p``, and ``e + b d``), doubled, is ``ε_r``.  With ``Δ_e = Δ(d + 1)``, ``W_0 = 2 b Δ_e / s``
+    (and ``W_0 + ε_r <= b``) and the slope over ``r ± (W_0 + ε_r)`` checked to be at least ``s/2``
+    (``tanh`` of the distance from ``top``, shaved for its roundings), the exact log-tail is ``Δ_e``
+    beyond ``log p`` at ``r ± W_0``.  Below the zone on side A ``Z <= d``; above it ``log p - log C(q) -
+    Δ(Z)`` is concave in ``q`` (``log cosh`` is convex, ``Δ`` linear), so it is positive up to ``top``
+    where it is at both ends: ``log C_top <= log p - 2^-30`` is checked (``Δ(A) < 2^-33``).  Side B then
+    holds the predicate by the crude bound, as ``(r - ε_r - e) s / (4b) >= 2^-28`` is checked.
+    Certified where ``s >= 2^-10``; the width ``W_0 + ε_r``.
+
+    **A root on side B** (``C_q(e) <= p e^{-2^-28}``: side A fails the predicate by the crude bound):
+    ``cosh P = (1 - p) sinh W/sinh A``, ``k = log cosh P = log1p(-p) + Y + lW - lA``, ``P = k + log1p(s)``,
+    ``s = sqrt(1 - e^{-2k}) = tanh P``, ``|∂P/∂k| = 1/s``; ``k`` to ``u (11 (|log1p(-p)| + |lW| + |lA|) + 5.01 Y
+    + 20.02)``, ``P`` to ``2 err_k/s + u (11 + P)``; doubled with ``lower + b P``: ``ε_r``.  ``W_0 = 2 b Δ_B/σ_r``
+    (``σ_r`` the slope at the root) and the least slope over ``r ± (W_0 + ε_r)``, at its left end,
+    bounded below with ``C <= C_low`` and checked to be at least ``σ_r/2``.  Certified where ``s >=
+    2^-10``; the width ``W_0 + ε_r``.
+    """
+    e = np.asarray(e, dtype=float)
+    p = np.asarray(p, dtype=float)
+    shape = np.broadcast_shapes(e.shape, p.shape)
+    root = np.full(shape, np.nan)
+    width = np.full(shape, np.nan)
+    w = top - lower
+    big = w / b
+    certify = (
+        2.0 * big > 0.5
+        and big <= 2.0**16
+        and 2.0**-1000 <= b <= 2.0**1000
+        and np.isfinite(w)
+    )
+    zero = e <= lower  # C = 0 exactly: the predicate fails everywhere
+    one = e >= top  # C = 1
+    root = np.where(zero, -np.inf, np.where(one, np.inf, root))
+    width = np.where(zero | one, 0.0, width)
+    if not certify:
+        return root, width
+    y, a_dist = e - lower, top - e
+    inner = (y >= 2.0**-1000) & (a_dist >= 2.0**-1000) & (p >= 2.0**-900) & (p <= 0.4)
+    Y, A = y / b, a_dist / b
+    lY = np.log(-np.expm1(-2.0 * Y))
+    lW = float(np.log(-np.expm1(-2.0 * big)))
+    lp = np.log(p)
+    log_top = -A + lY - lW  # log C_top
+    log_low = np.log1p(np.exp(-2.0 * (big - Y / 2.0))) + np.log(-np.expm1(-Y)) - lW
+    log_at = lY + np.log1p(np.exp(-2.0 * A)) - _LOG2_FOLD - lW  # log C_q(e) at q = e
+    plus = inner & (log_top >= lp + _FOLD_MARGIN)
+    minus = inner & ~plus & (log_low <= lp - _FOLD_MARGIN)
+    root = np.where(plus, np.inf, np.where(minus, -np.inf, root))
+    width = np.where(plus | minus, 0.0, width)
+    side_a = inner & ~plus & ~minus & (log_at >= lp)
+    if side_a.any():
+        at = np.flatnonzero(side_a.ravel())
+        r, wd = _folded_side_a(
+            *(np.broadcast_to(t, shape).ravel()[at] for t in (e, p, Y, A, lY, lp, y)),
+            lW,
+            b,
+            w,
+            top,
+        )
+        root.ravel()[at] = r
+        width.ravel()[at] = wd
+    side_b = inner & ~plus & ~minus & (log_at <= lp - _FOLD_MARGIN)
+    if side_b.any():
+        at = np.flatnonzero(side_b.ravel())
+        picked = (e, p, Y, A, lp, y, a_dist, log_at, log_low)
+        r, wd = _folded_side_b(
+            *(np.broadcast_to(t, shape).ravel()[at] for t in picked),
+            lW,
+            b,
+            w,
+            lower,
+        )
+        root.ravel()[at] = r
+        width.ravel()[at] = wd
+    return root, width
+
+
+def _fold_log_arg(t, b):
+    """``L_t`` of :func:`_folded_point`: the magnitude of the logarithm that ``lm(t)`` forms, plus 1."""
+    z = 2.0 * (t / b)
+    apart = np.abs(np.log(t)) + abs(math.log(b)) + 0.7
+    return np.where(z > 1e-300, np.abs(np.log(z)), apart) + 1.0
+
+
+def _folded_side_a(e, p, Y, A, lY, lp, y, lW, b, w, top):
+    """``(root, width)`` of :func:`_folded_point` on side A (flat arrays), NaN width where not certified."""
+    c = lp + _LOG2_FOLD - lY + lW
+    g = 4.0 * np.exp(-2.0 * (A + c))
+    s = np.sqrt(1.0 - g)
+    d = -c + _LOG2_FOLD - np.log1p(s)
+    root = e + b * d
+    # the computed root's error (the docstring of _folded_point), doubled
+    err_c = _U * (12.0 * (np.abs(lp) + np.abs(lY) + abs(lW)) + 40.0)
+    err_a = 2.01 * _U * A
+    err_1g = g * (8.0 * _U + 2.0 * (err_c + err_a + _U * np.abs(A + c))) + _U
+    err_s = err_1g / (2.0 * s) + _U
+    err_d = err_c + err_s + 6.0 * _U + 2.0 * _U * (np.abs(c) + 0.7 + np.abs(d))
+    eps = 2.0 * (b * err_d * (1.0 + _U) + _U * b * np.abs(d) + _U * np.abs(root))
+    # the zone of rounding: the law's relative error on side A (at Z <= d + 1) over the slope there
+    delta = _U * (
+        11.0 * (np.abs(d) + 1.0)
+        + 170.0
+        + 28.0 * (_fold_log_arg(y, b) + _fold_log_arg(w, b))
+    )
+    w0 = 2.0 * b * delta / s
+    reach = (top - root) / b * (1.0 - 4.0 * _U) - 1.01 * (w0 + eps) / b
+    slope = np.tanh(np.maximum(reach, 0.0))
+    ok = (
+        (g <= 1.0)
+        & (s >= 2.0**-10)
+        & (reach > 0.0)
+        & (slope >= 0.5 * s * (1.0 + 2.0**-20))
+        & ((root - eps - e) * s / (4.0 * b) >= _FOLD_MARGIN)
+        & (w0 + eps <= b)
+        & (lY - A - lW <= lp - 2.0**-30)  # log C_top: beyond the zone up to top
+        & np.isfinite(root)
+    )
+    return root, np.where(ok, w0 + eps, np.nan)
+
+
+def _folded_side_b(e, p, Y, A, lp, y, a_dist, log_at, log_low, lW, b, w, lower):
+    """``(root, width)`` of :func:`_folded_point` on side B (flat arrays), NaN width where not certified."""
+    lA = np.log(-np.expm1(-2.0 * A))
+    # the law's relative error on side B (its logaddexp), over the slope there
+    l_sum = _fold_log_arg(a_dist, b) + _fold_log_arg(y, b) + _fold_half_arg(y, b)
+    log_c = np.maximum(np.abs(lp), np.abs(log_at)) + 1.0
+    delta = _U * (
+        440.0
+        + 16.0 * log_c
+        + 30.0 * l_sum
+        + 60.0 * _fold_log_arg(w, b)
+        + 28.0 * abs(math.log(2.0 * (w / b)))
+    )
+    return _folded_cosh_root(
+        Y, p, lp, log_low, lA - lW, np.abs(lA) + abs(lW), delta, b, lower
+    )
+
+
+def _log_sinh(t):
+    """``log sinh t`` for ``t > 0``."""
+    return t - _LOG2_FOLD + np.log(-np.expm1(-2.0 * t))
+
+
+def _folded_one_sided(x, p, v, upper, b, lower, top):
+    r""":func:`_folded_root` with one finite bound.  In the coordinate where it is the lower one (the law with
+    an upper bound alone is the mirrored law at ``-x``, ``-q``: ``dpbook.families.folded`` computes it so,
+    with the tails exchanged), the law's lower tail ``C`` at a point is :func:`_folded_low_tail`'s, its
+    upper tail ``S`` :func:`_folded_high_tail`'s; the intervals read the tail at ``x`` with the weight ``v``
+    and at the double next to it (below ``x``, mirrored: above ``-x``) with ``1 - v`` (within ``3.02 u`` of
+    the hull of the two, which the kernels' bounds include).  The points used are joined as in
+    :func:`_folded_root`; a root not certified at every point used is a starting point."""
+    start = _folded_start(x, p, upper, b, lower, top)
+    shape = start.shape
+    x = np.broadcast_to(np.asarray(x, dtype=float), shape).ravel()
+    v = np.broadcast_to(np.asarray(v, dtype=float), shape).ravel()
+    pf = p if np.ndim(p) == 0 else np.broadcast_to(p, shape).ravel()
+    flip = bool(np.isinf(lower))
+    if flip:
+        x, lower = -x, -top
+    kernel = _folded_low_tail if (not upper) != flip else _folded_high_tail
+    with np.errstate(all="ignore"):
+        near = np.nextafter(x, np.inf if flip else -np.inf)
+        first = np.full(x.size, np.inf)
+        last = np.full(x.size, -np.inf)
+        most = np.zeros(x.size)
+        for e, used in ((x, v > 0.0), (near, v < 1.0)):
+            r, w = kernel(e, pf, b, lower)
+            first = np.where(used, np.minimum(first, r - w), first)
+            last = np.where(used, np.maximum(last, r + w), last)
+            most = np.where(used, np.fmax(most, w), most)
+        decided = np.isinf(first) & (first == last)
+        mid = 0.5 * first + 0.5 * last
+        half = np.maximum(last - mid, mid - first)
+        finite = np.isfinite(first) & np.isfinite(last) & (half <= 8.0 * most)
+        joined = half * (1.0 + 4.0 * _U) + 2.0 * _U * np.abs(mid) + _TINY
+        root = np.where(decided, first, mid)
+        width = np.where(decided, 0.0, np.where(finite, joined, np.nan))
+        if flip:
+            root = -root
+        root = np.where(np.isnan(width), start.ravel(), root)
+    return Root(root.reshape(shape) + 0.0, width.reshape(shape))
+
+
+def _folded_low_tail(e, p, b, lower):
+    r"""``(root, width)`` of ``C_q(e) = p`` at flat points ``e`` for the folded law with the lower bound alone
+    (``top = inf``: the limit of :func:`_folded_point`, whose notation this follows; ``lm(inf) = 0`` and
+    ``log1p(e^{-inf}) = 0`` exactly, so the terms of ``top`` drop out of the law and of its errors).
+
+    ``C = e^{-(q - e)/b} (1 - e^{-2Y})/2`` on side A (slope exactly ``-1/b`` in ``q``), ``1 - cosh P e^{-Y}``
+    on side B, ``C_low = 1 - e^{-Y}``, no ``+inf``.  ``C_low <= p e^{-2^-28}`` (``e^{-2}`` for ``y < 2^-1000``):
+    ``-inf``; side A's error ``u (11 Z + 170 + 28 L_y)`` grows by ``11 u`` per scale while its ``log C``
+    falls by 1, so the decisions hold there for every ``Z``.  A root on side A, ``d = (r - e)/b = log(1 -
+    e^{-2Y}) - log 2p`` (computed to ``u (12 (|lY| + |log p|) + 20 + 2d)``, doubled with ``e + b d``:
+    ``ε_r``), has the zone ``W_0 = 1.01 b u (11 (d + 1) + 170 + 28 L_y)``, certified where
+    ``(r - ε_r - e)/b >= 2^-28`` (side B holds by the crude bound).  A root on side B: ``k = log1p(-p) +
+    Y``, as in :func:`_folded_point` with ``Δ_B = u (440 + 16 |log C| + 30 (L_y + L_half) + 28 (|log 2Y| +
+    1))`` (``lm(e - q)``'s weight is at most ``(e - q)/b <= Y``)."""
+    n = e.size
+    root, width = np.full(n, np.nan), np.full(n, np.nan)
+    zero = e <= lower
+    root[zero], width[zero] = -np.inf, 0.0
+    if not 2.0**-1000 <= b <= 2.0**1000:
+        return root, width
+    y = e - lower
+    live = ~zero & (p >= 2.0**-900) & (p <= 0.4)
+    Y = y / b
+    lY = np.log(-np.expm1(-2.0 * Y))
+    lp = np.log(p) + np.zeros(n)
+    log_low = np.log(-np.expm1(-Y))
+    log_at = lY - _LOG2_FOLD
+    minus = live & (log_low <= lp - np.where(y < 2.0**-1000, 2.0, _FOLD_MARGIN))
+    root[minus], width[minus] = -np.inf, 0.0
+    inner = live & ~minus & (y >= 2.0**-1000)
+    at = np.flatnonzero(inner & (log_at >= lp))
+    if at.size:
+        ea, la, pa = e[at], lY[at], lp[at]
+        d = la - _LOG2_FOLD - pa
+        r = ea + b * d
+        err_d = _U * (12.0 * (np.abs(la) + np.abs(pa)) + 20.0 + 2.0 * np.abs(d))
+        eps = 2.0 * (b * err_d * (1.0 + _U) + _U * b * np.abs(d) + _U * np.abs(r))
+        w0 = 1.01 * b * _U * (11.0 * (d + 1.0) + 170.0 + 28.0 * _fold_log_arg(y[at], b))
+        ok = ((r - eps - ea) / b >= _FOLD_MARGIN) & np.isfinite(r)
+        root[at], width[at] = r, np.where(ok, w0 + eps, np.nan)
+    at = np.flatnonzero(inner & (log_at <= lp - _FOLD_MARGIN))
+    if at.size:
+        ya, Ya, pa = y[at], Y[at], np.broadcast_to(p, (n,))[at]
+        log_c = np.maximum(np.abs(lp[at]), np.abs(log_at[at])) + 1.0
+        l_half = _fold_half_arg(ya, b)
+        delta = _U * (
+            440.0
+            + 16.0 * log_c
+            + 30.0 * (_fold_log_arg(ya, b) + l_half)
+            + 28.0 * (np.abs(np.log(2.0 * Ya)) + 1.0)
+        )
+        root[at], width[at] = _folded_cosh_root(
+            Ya, pa, lp[at], log_low[at], 0.0, 0.0, delta, b, lower
+        )
+    return root, width
+
+
+def _folded_high_tail(e, p, b, lower):
+    r"""``(root, width)`` of ``S_q(e) = P_q(M > e) = p`` at flat points ``e`` for the folded law with the lower
+    bound alone; ``S`` increases in ``q`` (``-inf``: ``S >= p`` for every ``q``).
+
+    On side A (``q >= e``) ``S = 1 - e^{-(q - e)/b} (1 - e^{-2Y})/2 > 1/2``, and the law computes at least
+    ``0.49`` there in either branch.  On side B ``S = cosh P e^{-Y}``, computed as ``-(e - q)/b - log 2 +
+    log1p(e^{-2(q - lower)/b})`` (``lm(inf) = 0`` exactly) where that is below ``log 1/2`` (else ``S >=
+    0.49``, as the exact one): within ``u (5.01 Z + 30)`` with ``exp`` and the combination, doubled ``Δ = u
+    (11 Z + 60)`` (``Z <= Y``); its slope in ``P`` is ``tanh P``, increasing.  ``S`` at
+    ``lower`` is ``e^{-Y}``: ``-Y >= log p + 2^-28`` gives ``-inf``.  Else ``cosh P = p e^Y``: ``k = log p +
+    Y``, ``P = k + log1p(s)``, ``s = sqrt(1 - e^{-2k}) = tanh P``; ``k`` to ``u (8 |log p| + 2.01 Y + |k| +
+    2)``, ``P`` to ``2 err_k/s + u (11 + P)``, doubled with ``lower + b P``: ``ε_r``.  ``W_0 = 2 b Δ(Z_r +
+    1)/s`` (``Z_r = (e - r)/b``, ``W_0 + ε_r <= b``), certified where the slope ``tanh`` at the zone's left
+    end (shaved for its roundings) is at least ``s/2`` and ``s >= 2^-10``.  Above the zone ``Z`` is
+    smaller; below it ``log p - log S(q) - Δ(Z)`` is concave in ``q`` (``log cosh`` convex), positive at
+    the zone and, as checked (``k >= 4 Δ(Y)``), at ``lower``."""
+    n = e.size
+    root, width = np.full(n, np.nan), np.full(n, np.nan)
+    one = e <= lower  # S = 1 for every q
+    root[one], width[one] = -np.inf, 0.0
+    if not 2.0**-1000 <= b <= 2.0**1000:
+        return root, width
+    y = e - lower
+    live = ~one & (p >= 2.0**-900) & (p <= 0.4)
+    Y = y / b
+    lp = np.log(p) + np.zeros(n)
+    holds = live & (-Y >= lp + _FOLD_MARGIN)
+    root[holds], width[holds] = -np.inf, 0.0
+    at = np.flatnonzero(live & ~holds & (Y <= 2.0**40))
+    if at.size:
+        Ya, la = Y[at], lp[at]
+        k = la + Ya
+        s = np.sqrt(-np.expm1(-2.0 * k))
+        big_p = k + np.log1p(s)
+        r = lower + b * big_p
+        err_k = _U * (8.0 * np.abs(la) + 2.01 * Ya + np.abs(k) + 2.0)
+        err_p = 2.0 * err_k / s + _U * (11.0 + big_p)
+        eps = 2.0 * (b * err_p * (1.0 + _U) + _U * b * big_p + _U * np.abs(r))
+        z_r = (e[at] - r) / b  # Z at the root
+        w0 = 2.0 * b * _U * (11.0 * (np.abs(z_r) + 1.0) + 60.0) / s
+        left = (r - lower) / b * (1.0 - 4.0 * _U) - 1.01 * (w0 + eps) / b
+        slope = np.tanh(np.maximum(left, 0.0))
+        ok = (
+            (k > 0.0)
+            & (s >= 2.0**-10)
+            & (left > 0.0)
+            & (slope >= 0.5 * s * (1.0 + 2.0**-20))
+            & (w0 + eps <= b)
+            & (k >= 4.0 * _U * (11.0 * Ya + 60.0) + 2.0**-50)  # at lower
+            & np.isfinite(r)
+        )
+        root[at], width[at] = r, np.where(ok, w0 + eps, np.nan)
+    return root, width
+
+
+def _fold_half_arg(y, b):
+    """The largest ``L_t`` of :func:`_folded_point` over ``t`` in ``[y/2, y]`` (either branch of ``lm``)."""
+    apart = abs(math.log(b)) + 1.7
+    return np.maximum.reduce(
+        [
+            _fold_log_arg(y / 2.0, b),
+            _fold_log_arg(y, b),
+            np.abs(np.log(y / 2.0)) + apart,
+            np.abs(np.log(y)) + apart,
+        ]
+    )
+
+
+def _folded_cosh_root(Y, p, lp, log_low, l_rest, l_abs, delta, b, lower):
+    """``(root, width)`` of a root on side B of the lower tail (:func:`_folded_point`), with ``l_rest = lA - lW``,
+    ``l_abs = |lA| + |lW|`` (0 and 0 with one finite bound) and the law's relative error ``delta`` there."""
+    l1p = np.log1p(-p)
+    k = l1p + Y - l_rest  # log cosh P at the root
+    s = np.sqrt(-np.expm1(-2.0 * k))  # tanh P
+    big_p = k + np.log1p(s)
+    root = lower + b * big_p
+    err_k = _U * (11.0 * (np.abs(l1p) + l_abs) + 5.1 * Y + 21.0)
+    err_p = 2.0 * err_k / s + _U * (11.0 + big_p)
+    eps = 2.0 * (b * err_p * (1.0 + _U) + _U * b * big_p + _U * np.abs(root))
+    log_slope = _log_sinh(big_p) - Y + l_rest - lp  # sinh P sinh A / (sinh W p)
+    w0 = 2.0 * b * delta * np.exp(-log_slope)
+    left = (root - lower) / b * (1.0 - 4.0 * _U) - 1.01 * (w0 + eps) / b
+    log_least = _log_sinh(np.maximum(left, 2.0**-1000)) - Y + l_rest - log_low
+    ok = (
+        (k > 0.0)
+        & (s >= 2.0**-10)
+        & (left > 0.0)
+        & (log_least >= log_slope - _LOG2_FOLD + 0.01)
+        & np.isfinite(root)
+    )
+    return root, np.where(ok, w0 + eps, np.nan)
+
+
+def _folded_start(x, p, upper, b, lower, top):
+    """A starting point for :func:`_folded_root` (no width): on each side of the release the closed forms of
+    the law are a quadratic in ``t = e^{-|q - x|/b}``.  With ``Y = (x - lower)/b``, ``A = (top - x)/b``, ``W =
+    (top - lower)/b``, on the side ``q >= x`` (where ``P_x(M <= x) >= p``) ``t + e^{-2A}/t = K = 2 p (1 -
+    e^{-2W})/(1 - e^{-2Y})``, on the side ``q <= x`` the same with ``A``, ``Y`` exchanged and ``1 - p`` for
+    ``p``; the larger root ``t = (K + sqrt(K^2 - 4 e^{-2A}))/2`` gives ``q = x ± b d``, ``d = -log t``.  No
+    real root: the predicate holds on the whole domain (first side: ``+inf``) or nowhere (``-inf``).  The
+    upper tail is the lower tail of the mirrored law at ``-x``."""
+    x = np.asarray(x, dtype=float)
+    if upper:
+        x, lower, top = -x, -top, -lower
+    shape = np.broadcast_shapes(x.shape, np.shape(p))
+    x = np.broadcast_to(x, shape)
+    p = np.broadcast_to(np.asarray(p, dtype=float), shape)
+    with np.errstate(all="ignore"):
+        xc = np.clip(x, lower, top)
+        near_low, near_top = xc - lower, top - xc
+        big = (top - lower) / b
+
+        def ratio(dist):
+            """``(1 - e^{-2W})/(1 - e^{-2 dist/b})``, in units of the widths where ``W`` is small."""
+            if 2.0 * big <= 0.5:
+                return ((top - lower) / dist) * (
+                    special.exprel(-2.0 * big) / special.exprel(-2.0 * (dist / b))
+                )
+            return -math.expm1(-2.0 * big) / -np.expm1(-2.0 * (dist / b))
+
+        k_right = 2.0 * p * ratio(near_low)
+        e_top, e_low = np.exp(-2.0 * (near_top / b)), np.exp(-2.0 * (near_low / b))
+        right = k_right <= 1.0 + e_top  # P_x(M <= x) >= p: the root has q >= x
+        k = np.where(right, k_right, 2.0 * (1.0 - p) * ratio(near_top))
+        e = np.where(right, e_top, e_low)
+        disc = k * k - 4.0 * e
+        t = 0.5 * (k + np.sqrt(np.maximum(disc, 0.0)))
+        d = np.maximum(-b * np.log(t), 0.0)
+        root = np.where(right, xc + d, xc - d)
+        root = np.where(disc < 0.0, np.where(right, np.inf, -np.inf), root)
+        root = np.where(np.isnan(root), xc, root)
     return -root if upper else root + 0.0

@@ -172,6 +172,8 @@ def _clip_parts(q, scale, lower, upper):
 def _g(k, z):
     """``P_k(z) / z^k = e^{-z} M(1, k + 1, z) / k!`` for ``0 <= z <= 1`` (``P_k`` the regularized lower gamma)."""
     z = np.minimum(z, 1.0)
+    if k == 1:  # (1 - e^{-z})/z: scipy's exprel(-z), expm1(-z)/(-z) (1 below 1e-16)
+        return special.exprel(-z)
     return np.exp(-z) * special.hyp1f1(1.0, k + 1.0, z) / math.factorial(k)
 
 

@@ -44,6 +44,7 @@ from scipy import special
 
 from .._kernels import validation as check
 from .._kernels.arrays import _compact
+from .._kernels.inversion import _folded_root
 from .._kernels.laplace import (
     _laplace_cdf,
     _laplace_isf,
@@ -556,6 +557,15 @@ class FoldedLaplace(Mechanism):
             return _laplace_isf(p, q, self.scale)
         x = np.clip(self._quantile(p, q, True), self.lower, self.upper)
         return np.where(p == 1, self.lower, np.where(p == 0, self.upper, x))
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """The roots in ``q`` of the transform (:func:`dpbook._kernels.inversion._folded_root`): on each side of
+        the release the closed forms of the law are a quadratic in ``e^{-|q - x|/b}``.  With one finite bound,
+        or two a quarter scale to ``2^16`` scales apart, the width of the zone where the computed transform
+        may cross ``p`` is proved (from a bound on the rounding of :meth:`_logs`) where the root is off the
+        flat part of the tail; elsewhere the root is a starting point that the intervals polish on the law;
+        with no finite bound, the Laplace root and its width."""
+        return _folded_root(x, p, v, upper, self.scale, self.lower, self.upper)
 
     def _kinks(self, q):
         """The density's kink is at the fold of ``q`` (and at the bounds)."""

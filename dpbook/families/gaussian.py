@@ -48,6 +48,7 @@ from .._kernels.gaussian import (
     _uniform_frame_draws,
     _uniform_frame_each,
 )
+from .._kernels.inversion import _gaussian_root
 from ..audit.description import PrivacyDescription, corner_pairs
 from ..mechanism import IntervalMechanism, Mechanism
 
@@ -165,6 +166,11 @@ class Gaussian(Mechanism):
         """``q - σ Φ^{-1}(p)``, accurate for small ``p``."""
         return _normal_isf(p, q, self.scale)
 
+    def _quantile_in_q(self, x, p, v, upper):
+        """``q = x ∓ σ Φ^{-1}(p)``: ``Φ((x - q)/σ) = p`` solved in ``q``, with the proved width of the zone
+        where the computed transform may cross ``p`` (:func:`dpbook._kernels.inversion._gaussian_root`)."""
+        return _gaussian_root(x, p, v, upper, self.scale)
+
     def _sample(self, q, shape, rng):
         return _normals(rng, q, self.scale, shape)
 
@@ -260,6 +266,13 @@ class GaussianBIT(IntervalMechanism):
     def _isf(self, p, q):
         x = np.clip(_normal_isf(p, q, self.scale), self.lower, self.upper)
         return np.where(p == 1, self.lower, x)
+
+    def _quantile_in_q(self, x, p, v, upper):
+        """The normal quantile's roots ``x ∓ σ Φ^{-1}(p)`` between the bounds; at a bound the atom's tail
+        ``v Φ((lower - q)/σ)`` (resp. ``(1 - v) Φ((q - upper)/σ)``) solved the same way, with the proved width
+        of the zone where the computed transform may cross ``p``
+        (:func:`dpbook._kernels.inversion._gaussian_root`)."""
+        return _gaussian_root(x, p, v, upper, self.scale, self.lower, self.upper)
 
     def max_abs_bias(self):
         """``sup |bias(q)|`` over ``q`` in ``[lower, upper]``: ``σ E[clip(Z, 0, (upper - lower)/σ)]``.

@@ -381,10 +381,10 @@ class Normalized(_NormalizedFamily):
         return self.scale
 
     def _quantile_in_q(self, x, p, v, upper):
-        """A starting point for the intervals' search: the root in ``q`` of the transform, a quadratic in
-        ``e^{q/b}`` between consecutive piece ends and the release
-        (:func:`dpbook._kernels.inversion._normalized_root`; no proved width yet, so the ends are the
-        search's, polished on the law from it)."""
+        """The root in ``q`` of the transform, a quadratic in ``e^{q/b}`` between consecutive piece ends and
+        the release, with a width certified at run time where it can be (a
+        :class:`dpbook._kernels.inversion.Root`, :func:`dpbook._kernels.inversion._normalized_root`; NaN
+        elsewhere: the intervals then search from the root on the law)."""
         return _normalized_root(x, p, upper, self.scale, self._lo, self._hi)
 
     # --- privacy description (dpbook.audit) -------------------------------------------------

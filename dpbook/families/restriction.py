@@ -14,7 +14,11 @@ from scipy import special, stats
 
 from .._kernels import validation as check
 from .._kernels.arrays import _below, _compact, _float, _invert_cdf
-from .._kernels.gaussian import _log_cdf_ratio, _normal_above, _normal_tail_excess
+from .._kernels.gaussian import (
+    _log_cdf_ratio,
+    _normal_reflected,
+    _normal_tail_excess,
+)
 from .._kernels.sampling import _uniform_blocks
 from ..audit.description import PrivacyDescription, corner_pairs, union_description
 from ..families.truncation import Truncated
@@ -640,12 +644,12 @@ class Restricted(Mechanism):
 
         Laplace and normal bases take a direct route (the laws are the same): Laplace is
         :class:`dpbook.Truncated` on ``[0, inf)``; for the normal, ``Z >= c`` is sampled as ``-ndtri(u Φ(-c))``,
-        one ``ndtri`` per draw, except for one cut far from the mean, sampled by exact rejection: from numpy's
-        normals for a cut far left of it (:func:`_normal_above`), from exponential proposals for one right of it
-        (:func:`_normal_tail_excess`).  A logistic base has a closed form (:meth:`_logistic_draws`); a Student t
-        base with 3 degrees of freedom and one true value is sampled by ratio of uniforms (:func:`_t3_excess`),
-        exactly and without a special function; any other base maps the uniforms to the base's quantiles once,
-        vectorized (:meth:`_inverse_draws`)."""
+        one ``ndtri`` per draw, except for one cut at or left of the mean, sampled from one of numpy's normals a
+        draw, reflected or redrawn below the cut (:func:`_normal_reflected`), and one cut far right of it, by
+        exact rejection from exponential proposals (:func:`_normal_tail_excess`).  A logistic base has a closed
+        form (:meth:`_logistic_draws`); a Student t base with 3 degrees of freedom and one true value is sampled
+        by ratio of uniforms (:func:`_t3_excess`), exactly and without a special function; any other base maps
+        the uniforms to the base's quantiles once, vectorized (:meth:`_inverse_draws`)."""
         name = self.base.dist.name
         if name in ("laplace", "norm"):
             loc, scale = self._loc_scale()
@@ -656,11 +660,12 @@ class Restricted(Mechanism):
                 )
             with np.errstate(over="ignore"):
                 cut = np.clip(-(q + loc) / scale, -1e300, 1e300)
-            if cut.size == 1 and not _NORMAL_LEFT < cut.item() < _NORMAL_RIGHT:
-                # one cut far from the mean: exact rejection, from numpy's normals or exponentials
+            if cut.size == 1 and not 0.0 < cut.item() < _NORMAL_RIGHT:
+                # one cut at or left of the mean: numpy's normals; far right: exponentials
                 c, size = cut.item(), math.prod(shape)
-                if c <= _NORMAL_LEFT:
-                    z = _normal_above(rng, size, c, scale, (q + loc).item())
+                if c <= 0.0:
+                    lead = (q + loc).item()
+                    z = _normal_reflected(rng, size, -c, lead, scale, 0.0, math.inf)
                 else:
                     z = _normal_tail_excess(rng, size, c)
                     z *= scale
@@ -1098,11 +1103,12 @@ class _GenericTail:
         )
 
 
-#: the cuts of a normal base outside which one ``ndtri`` a draw costs more, measured, than exact rejection: left,
-#: from numpy's normals (:func:`_normal_above`, ``1/P(N >= c)`` of them a draw, 1.19 at ``c = -1``); right, from
-#: Robert's exponential proposals (:func:`_normal_tail_excess`, two exponentials a proposal, 83% kept at
-#: ``c = 0.5``, ``ndtri`` slower in the tail).  Between them the three cost about the same as numpy's Laplace draw.
-_NORMAL_LEFT, _NORMAL_RIGHT = -1.0, 0.5
+#: the cut of a normal base right of which one ``ndtri`` a draw costs more, measured, than Robert's exponential
+#: proposals (:func:`_normal_tail_excess`, two exponentials a proposal, 83% kept at ``c = 0.5``, ``ndtri`` slower
+#: in the tail); at or left of the mean (``c <= 0``) one of numpy's normals a draw, reflected or redrawn below
+#: the cut (:func:`_normal_reflected`), costs less than both.  Between 0 and it the ``ndtri`` and Robert's cost
+#: about numpy's Laplace draw.
+_NORMAL_RIGHT = 0.5
 
 
 def _normal_excess(cut, u):
@@ -1138,47 +1144,66 @@ def _t3_excess(rng, size, cut):
     Kinderman and Monahan's ratio of uniforms: for a point ``(U, V)`` uniform on ``{0 < v <= f(u/v)^{1/2}}``,
     ``U/V`` has the density ``∝ f``.  For t(3), ``f(w) ∝ (1 + w²/3)^{-2}``, and with ``u = √3 U`` the region is the
     disc ``U² + V² <= V`` (centre ``(0, 1/2)``, radius ``1/2``): ``W = √3 U/V``, with no special function.  The
-    cut is the half-plane ``√3 U - cut V >= 0``.  Points are proposed uniformly on the bounding box of the
-    part of the disc kept, block by block, and kept when inside it (strictly: ``V > 0``); the kept points are
-    independent and uniform on it, taken in order, so the draws ``(√3 U - cut V)/V`` are exact (up to their
-    rounding) and never negative.  The part kept fills ``π/4`` of the box for a far left cut, ``0.69`` at ``cut =
-    -0.5``, and falls to ``1/6`` for a far right one (a thin wedge at the origin): up to six proposals a draw.
+    cut is the half-plane ``U >= m V``, ``m = cut/√3``.  Points are proposed uniformly, block by block, on the
+    smaller of two parallelograms holding the part of the disc kept, and kept when inside it (strictly:
+    ``V > 0``); the kept points are independent and uniform on it, taken in order, so the draws are exact (up
+    to their rounding) and never negative:
+
+    * sheared along the cut's line: ``U = U' + m V`` with ``U'`` uniform on ``[0, (sqrt(1 + m²) - m)/2]`` (the
+      largest ``U - m V`` on the disc) and ``V`` on ``[0, 1]`` (``[0, 1/(1 + m²)]`` for ``m > 0``, the top of the
+      part kept); every proposal is right of the cut, and the draw is ``√3 U'/V`` (no cancellation);
+    * for a cut far left (``m < -3/4``, where the sheared width passes 1), the bounding box of the disc,
+      ``|U| <= 1/2``, the draw ``(√3 U - cut V)/V`` where it is not negative.
+
+    The part kept fills ``π/4`` of the box for a far left cut, ``0.80`` of the sheared one at ``cut = -0.5``,
+    ``0.79`` at the mean and about ``2/3`` for a far right cut (a thin wedge at the origin).
     """
-    # the line u = m v through the origin, and its other point on the circle
     m = cut / _SQRT3
-    v_star = 1.0 / (1.0 + m * m)
-    u_star = m * v_star
-    u_lo = -0.5 if m <= -1.0 else min(u_star, 0.0)
-    u_hi = 0.5 if m <= 1.0 else u_star
-    v_hi = 1.0 if m <= 0.0 else v_star
+    root = math.hypot(1.0, m)
+    v_hi = 1.0 if m <= 0.0 else 1.0 / (1.0 + m * m)
+    # the sheared width (sqrt(1 + m²) - m)/2, without cancellation for m > 0
+    width = 0.5 * (root - m) if m <= 0.0 else 0.5 / (root + m)
+    sheared = width <= 1.0  # else (m < -3/4) the disc's box, of width 1
+    if not sheared:
+        width = 1.0
     with np.errstate(over="ignore", under="ignore"):
-        # the area kept, π/4 P(W >= cut), over the box's: how many proposals a draw costs
-        rate = (math.pi / 4) * float(stats.t.sf(cut, 3)) / ((u_hi - u_lo) * v_hi)
+        # the area kept, π/4 P(W >= cut), over the proposals': how many proposals a draw costs
+        rate = (math.pi / 4) * float(stats.t.sf(cut, 3)) / (width * v_hi)
     rate = rate if rate > 1 / 6 else 1 / 6  # (and not NaN)
     out = np.empty(size)
     filled = 0
     r, a, b = np.empty(2 * _T3_BLOCK), np.empty(_T3_BLOCK), np.empty(_T3_BLOCK)
     inside = np.empty(_T3_BLOCK, dtype=bool)
     while filled < size:
-        k = min(_T3_BLOCK, int((size - filled) * 1.05 / max(rate, 1 / 6)) + 16)
+        k = min(_T3_BLOCK, int((size - filled) * 1.05 / rate) + 16)
         rng.random(out=r[: 2 * k])
         u, v, x, y, w = r[:k], r[k : 2 * k], a[:k], b[:k], inside[:k]
-        u *= u_hi - u_lo
-        u += u_lo
         if v_hi != 1.0:
             v *= v_hi
-        np.multiply(u, u, out=x)
-        np.multiply(v, v, out=y)
-        x += y
-        np.less(x, v, out=w)  # inside the disc
-        np.multiply(v, cut, out=y)
-        np.multiply(u, _SQRT3, out=x)
-        x -= y
-        w &= x >= 0.0  # and above the cut
+        if sheared:
+            u *= width  # U'
+            np.multiply(v, m, out=x)
+            x += u  # U
+            x *= x
+        else:
+            u -= 0.5  # U
+            np.multiply(u, u, out=x)
+        np.subtract(1.0, v, out=y)
+        y *= v
+        np.less(x, y, out=w)  # inside the disc: U² < V (1 - V)
         with np.errstate(divide="ignore", invalid="ignore"):  # (V = 0 is outside)
-            x /= v
+            if sheared:
+                np.divide(u, v, out=x)
+            else:
+                np.multiply(v, cut, out=y)
+                np.multiply(u, _SQRT3, out=x)
+                x -= y
+                w &= x >= 0.0  # right of the cut
+                x /= v
         x = np.compress(w, x)
         got = min(x.size, size - filled)
+        if sheared:
+            x *= _SQRT3
         out[filled : filled + got] = x[:got]
         filled += got
     return out

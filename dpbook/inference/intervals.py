@@ -21,15 +21,16 @@ law), vectorized over ``x``.  :func:`is_stochastically_increasing` says for each
 **Closed forms.**  A family whose transform inverts in closed form in ``q`` with a proved error
 (``_quantile_in_q`` returning a :class:`dpbook._kernels.inversion.Root`: Laplace, BIT, Truncated and their
 discrete twins, the monotone transforms of Laplace noise: TranslatedRamp, LogLaplace and a rounded
-Laplace, and CountPostProcessed with an integer nondecreasing map) gives each end without evaluating its
-law.  Over the integers the ends are the search's own
+Laplace, CountPostProcessed with an integer nondecreasing map, Normalized, FoldedLaplace, and the Gaussian
+and its clamping) gives each end without evaluating its law.  Over the integers the ends are the search's own
 integers (decided wherever the root's zone of rounding holds no integer, searched elsewhere).  Over the
 doubles an end is the root moved outwards by its proved width: the interval holds the bisection's and is
 wider by at most twice the width, a few units in the last place of the scale and the release (under
 ``1e-13`` of them in the tests; for a truncation up to ``1e-11`` where its tail flattens near a bound),
 which adds at most the law's mass over that width to the coverage.  A root without a width (a truncation
-shorter than two scales, or a root in the flat part of its tail next to a bound; Normalized's roots, whose
-widths are not proved yet) is a starting point that the search polishes on the law.
+shorter than two scales, a root in the flat part of its tail next to a bound, a union of pieces longer than
+512 scales or unbounded, a Gaussian tail beyond ``1e-80``: each family's root says where) is a starting point
+that the search polishes on the law.
 
 **Atoms.**  At a point mass the non-randomized interval is conservative: its coverage at ``q`` is
 exactly ``level + Σ_a |J_q(a) \ C|`` over the atoms ``a`` whose jump ``J_q(a) = [P_q(M < a), P_q(M <= a)]``

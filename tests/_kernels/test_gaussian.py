@@ -205,7 +205,9 @@ def test_coins_including_the_tie_byte(p):
 
 @pytest.mark.parametrize("a", [0.0, 0.3, 1.5])
 def test_reflected_normals_in_small_blocks(monkeypatch, a):
-    """``T >= -a`` from one normal a draw, reflected or redrawn below the cut; blocks of 14 proposals."""
+    """``T >= -a`` from one normal a draw, reflected or redrawn below the cut; blocks of 14 normals (and
+    rounds of 7 inner proposals)."""
+    monkeypatch.setattr(g, "_REFLECT_BLOCK", 14)
     monkeypatch.setattr(g, "_PROPOSALS", 7)
     x = g._normal_reflected(np.random.default_rng(34), 30_000, a, 0.0, 1.0, -a, np.inf)
     assert x.min() >= -a and _ks(x, _frame_cdf(0.0, a, np.inf)) > 1e-4
@@ -215,6 +217,30 @@ def test_reflected_normals_in_small_blocks(monkeypatch, a):
     )
     assert y.max() <= 2.0 + 3 * a
     assert _ks((2.0 - y) / 3.0, _frame_cdf(0.0, a, np.inf)) > 1e-4
+
+
+@pytest.mark.parametrize("a", [0.3, 1.5])
+def test_reflected_normals_with_a_pool_topped_up(monkeypatch, a):
+    """A pool of inner draws (``T`` given ``|T| <= a``) that runs short at every block is topped up in order: the
+    law is the same."""
+    inner = g._inner_normals
+    sizes = []
+
+    def few(rng, size, a):
+        sizes.append(size)
+        return inner(rng, 3, a)
+
+    monkeypatch.setattr(g, "_REFLECT_BLOCK", 64)
+    monkeypatch.setattr(g, "_REFLECT_POOL", 50)
+    monkeypatch.setattr(g, "_inner_normals", few)
+    x = g._normal_reflected(np.random.default_rng(38), 30_000, a, 0.0, 1.0, -a, np.inf)
+    # topped up, again and again, 50 at most asked
+    assert len(sizes) > 100 and max(sizes) == 50
+    assert x.min() >= -a and _ks(x, _frame_cdf(0.0, a, np.inf)) > 1e-4
+    inner_draws = inner(np.random.default_rng(39), 20_000, a)
+    assert np.abs(inner_draws).max() <= a
+    cdf = lambda t: (special.ndtr(t) - special.ndtr(-a)) / (1 - 2 * special.ndtr(-a))  # noqa: E731
+    assert _ks(inner_draws, cdf) > 1e-4
 
 
 @pytest.mark.parametrize("low, high", [(-0.5, 1.0), (-np.inf, 0.3), (-1.0, np.inf)])

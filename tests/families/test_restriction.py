@@ -260,9 +260,10 @@ def test_sampler_of_other_bases_at_the_extremes(base, q):
     assert stats.kstest(x, lambda t: mech.cdf(t, q)).pvalue > 1e-4
 
 
-# cuts c = (-q - 0.3)/1.5 in every shape of the part of the ratio-of-uniforms disc kept (its box's cases
-# m = c/√3 <= -1, -1 < m <= 0, 0 < m <= 1, m > 1) and far right, where a draw costs up to six proposals
-T3_CUTS = [4.0, 0.5, -1.5, -6.0, -3000.0]
+# cuts c = (-q - 0.3)/1.5 in every shape of the part of the ratio-of-uniforms disc kept and of the proposals'
+# parallelogram (m = c/√3: the disc's box for m < -3/4, here m = -1.65 and -0.751; sheared along the cut for
+# m = -0.731, -0.31, 0.46, 2.2) and far right (m = 1155)
+T3_CUTS = [4.0, 1.65, 1.6, 0.5, -1.5, -6.0, -3000.0]
 
 
 @pytest.mark.parametrize("q", T3_CUTS)
@@ -310,10 +311,11 @@ def test_logistic_sampler_with_a_true_value_per_draw():
         assert stats.kstest(x[:, k], lambda t: mech.cdf(t, q)).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("q", [0.8, 2.4, 3.0, 40.0])
-def test_normal_sampler_by_rejection(q):
-    """A cut one or more standard deviations left of the mean (``_NORMAL_LEFT``) is sampled by rejection from
-    numpy's normals (with a location and a scale): KS against the law, and nothing below 0."""
+# cuts c = (-q - 0.3)/1.1 at the mean (|Z|), half a standard deviation left of it, and one or more
+@pytest.mark.parametrize("q", [-0.3, 0.25, 0.8, 2.4, 3.0, 40.0])
+def test_normal_sampler_left_of_the_mean(q):
+    """A cut at or left of the mean is sampled from numpy's normals, reflected or redrawn below it (with a location
+    and a scale): KS against the law, and nothing below 0."""
     mech = dpbook.Restricted(stats.norm(loc=0.3, scale=1.1))
     x = mech.sample(q, size=20_000, rng=np.random.default_rng(12))
     assert (
@@ -348,8 +350,9 @@ def test_normal_rejection_samplers_in_small_rounds(monkeypatch):
     """Rounds of 7 proposals only change which proposals are drawn, not the law; the cut at ``1e300`` standard
     deviations (a true value far below 0, a tiny scale): draws of the order ``scale/cut``, never negative."""
     # the kernels' namespace the sampler reads (the doctest run may load the module twice)
-    kernels = dpbook.Restricted._sample.__globals__["_normal_above"].__globals__
+    kernels = dpbook.Restricted._sample.__globals__["_normal_reflected"].__globals__
     monkeypatch.setitem(kernels, "_PROPOSALS", 7)
+    monkeypatch.setitem(kernels, "_REFLECT_BLOCK", 7)
     mech = dpbook.Restricted(stats.norm(loc=0.3, scale=1.1))
     for q in (2.0, -2.0):  # one route each
         x = mech.sample(q, size=5000, rng=np.random.default_rng(14))
