@@ -37,9 +37,11 @@ from .audit import (
     PrivacyDescription,
     PrivacyReport,
     describe,
+    epsilon_for_delta,
     pair_loss,
     pair_profile,
     privacy_loss,
+    privacy_profile,
     privacy_report,
 )
 from .consistency import (
@@ -288,6 +290,8 @@ __all__ = [
     "describe",
     "pair_loss",
     "pair_profile",
+    "privacy_profile",
+    "epsilon_for_delta",
     "privacy_loss",
     "privacy_report",
     "truncated_scale",

@@ -4,10 +4,11 @@ A family describes its own law through :meth:`dpbook.Mechanism.privacy_descripti
 :class:`PrivacyDescription` (real-valued laws) or a :class:`DiscreteDescription` (integer-valued laws);
 :func:`privacy_loss` and :func:`privacy_report` only search over pairs of neighbouring true values and
 outputs, and never look at the family's type; :func:`pair_profile` computes the exact hockey-stick
-divergence δ(ε) of one pair from the same description.
+divergence δ(ε) of one pair from the same description, :func:`privacy_profile` its supremum over
+neighbouring pairs and :func:`epsilon_for_delta` its inverse.
 """
 
-from ._profile import pair_profile
+from ._profile import epsilon_for_delta, pair_profile, privacy_profile
 from ._search import PrivacyReport, describe, pair_loss, privacy_loss, privacy_report
 from .description import DiscreteDescription, PrivacyDescription
 
@@ -16,8 +17,10 @@ __all__ = [
     "PrivacyDescription",
     "PrivacyReport",
     "describe",
+    "epsilon_for_delta",
     "pair_loss",
     "pair_profile",
     "privacy_loss",
+    "privacy_profile",
     "privacy_report",
 ]
