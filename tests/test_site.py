@@ -528,7 +528,8 @@ def navigation_problems(driver, url, *, keyboard=True):
     At 1280 px ☰ (``.primary-toggle``) must hide the table of contents and a second press show it
     again (by click, Enter and Space in turn, on one load); at 400 px ☰ must open the table of
     contents and the page-contents button (``.secondary-toggle``) the page's outline, on a page that
-    has one (a fresh load for each press).
+    has one (a fresh load for each press).  Without ``keyboard`` each button is clicked once, and the
+    page-contents button is only required to be shown (it is pressed on the keyboard pages).
     """
     problems = {}
 
@@ -558,16 +559,25 @@ def navigation_problems(driver, url, *, keyboard=True):
             if not _becomes(driver, PRIMARY, "shown"):
                 flag(WIDE, f"☰ ({how}) again does not restore it")
                 break
-    has_outline = None
+    has_outline = outline_button = None
     for selector, drawer, what, ways in (
         (".primary-toggle", PRIMARY, "☰", ("click", "Enter", "Space")),
         (".secondary-toggle", SECONDARY, "the contents button", ("click", "Space")),
     ):
+        if selector == ".secondary-toggle" and not keyboard:
+            # the outline's button is the theme's, pressed (click and Space) on the keyboard pages; on
+            # the others it must be shown where the page has an outline (one load fewer a page)
+            if has_outline and not outline_button:
+                flag(NARROW, f"no visible {what} ({selector})")
+            continue
         for how in ways if keyboard else ways[:1]:
             load(NARROW)
             if has_outline is None:
                 has_outline = bool(
                     driver.find_elements("css selector", f"{SECONDARY} nav a")
+                )
+                outline_button = (
+                    _visible_button(driver, ".secondary-toggle") is not None
                 )
             if _shown(driver, drawer) == "shown":
                 flag(NARROW, f"{drawer} is open before {what} is pressed")
@@ -1120,6 +1130,13 @@ def nav_pages(tmp_path_factory):
     root = tmp_path_factory.mktemp("nav-site")
     (root / "dead.html").write_text(_NAV_PAGE.format(script=""))
     (root / "working.html").write_text(_NAV_PAGE.format(script=_NAV_WORKING))
+    # the page-contents button hidden: what a page checked without the keyboard must still flag
+    (root / "no-outline-button.html").write_text(
+        _NAV_PAGE.format(
+            script=_NAV_WORKING
+            + "document.querySelector('.secondary-toggle').style.display = 'none';"
+        )
+    )
     httpd, url = _serve(root)
     yield url
     httpd.shutdown()
@@ -1141,6 +1158,21 @@ def test_navigation_check_flags_dead_buttons(nav_pages, browser):
 @pytest.mark.slow
 def test_navigation_check_passes_working_buttons(nav_pages, browser):
     assert navigation_problems(browser, f"{nav_pages}/working.html") == {}
+    assert (
+        navigation_problems(browser, f"{nav_pages}/working.html", keyboard=False) == {}
+    )
+
+
+@pytest.mark.slow
+def test_navigation_check_without_the_keyboard_flags_a_hidden_outline_button(
+    nav_pages, browser
+):
+    problems = navigation_problems(
+        browser, f"{nav_pages}/no-outline-button.html", keyboard=False
+    )
+    assert problems == {
+        f"navigation-{NARROW}": ["no visible the contents button (.secondary-toggle)"]
+    }, problems
 
 
 # ----------------------------------------------------------------------------------------------

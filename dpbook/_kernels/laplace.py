@@ -80,19 +80,22 @@ def _laplace_isf(u, loc, scale):
 RESOLUTION = 2.0**-53
 
 
-def _offsets_in_place(t, scale, floor=RESOLUTION):
-    """Overwrite centred probabilities ``t`` in ``[-1, 1]`` with Laplace quantile offsets.
+def _offsets_in_place(t, scale, floor=RESOLUTION, out=None):
+    """Laplace quantile offsets of the centred probabilities ``t`` in ``[-1, 1]``, in a new array or in ``out``
+    (which may be ``t`` itself: the offsets then overwrite it, sparing the caller a copy).
 
     ``t = 2u - 1`` maps to ``-b sign(t) log(1 - |t|)``, the Laplace(0, b) quantile at ``u``; ``1 - |t|``
-    is kept ``>= floor``.  The samplers' kernel: one logarithm per draw, no masks, no branches.
+    is kept ``>= floor``.  The samplers' kernel: one logarithm per draw, no masks, no branches (and no
+    multiplication by a scale of 1, which would change no bit).
     """
     w = np.abs(t, out=np.empty_like(t))
     np.subtract(1.0, w, out=w)
     if floor:
         np.maximum(w, floor, out=w)  # (w <= 1: a clip to [floor, 1])
     np.log(w, out=w)
-    np.copysign(w, t, out=w)
-    w *= scale
+    w = np.copysign(w, t, out=w if out is None else out)
+    if np.ndim(scale) or scale != 1.0:
+        w *= scale
     return w
 
 
@@ -387,7 +390,7 @@ def _piece_quantile_in_place(p, k, table, scale, floor=RESOLUTION):
         w = _exact_offsets(p, start, full, a, b, scale)
     else:
         p += t.start.take(k)
-        w = _offsets_in_place(p, scale, floor)
+        w = _offsets_in_place(p, scale, floor, out=p)
     w += t.c.take(k)
     np.maximum(w, t.lower.take(k), out=w)
     np.minimum(w, t.upper.take(k), out=w)

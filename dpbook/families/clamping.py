@@ -216,7 +216,7 @@ class BIT(IntervalMechanism):
         def draw(t, q):
             t *= 2.0
             t -= 1.0
-            x = _offsets_in_place(t, b)
+            x = _offsets_in_place(t, b, out=t)
             x += q
             return np.clip(x, lower, upper, out=x)
 

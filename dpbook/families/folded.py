@@ -394,7 +394,7 @@ class FoldedLaplace(Mechanism):
             def draw(t, q):
                 t *= 2.0
                 t -= 1.0
-                x = _offsets_in_place(t, b)
+                x = _offsets_in_place(t, b, out=t)
                 x += q
                 return x
 
@@ -406,7 +406,7 @@ class FoldedLaplace(Mechanism):
             def draw(t, p):
                 t *= 2.0
                 t -= 1.0
-                x = _offsets_in_place(t, b)
+                x = _offsets_in_place(t, b, out=t)
                 x += p
                 np.abs(x, out=x)
                 if side == "lower":

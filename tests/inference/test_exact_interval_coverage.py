@@ -126,6 +126,10 @@ def test_randomized_coverage_is_the_same_and_exact(row, case):
     mech = case.build()
     rng = np.random.default_rng(7)
     q = _true_values(mech, case, rng, drawn=3 if row.name in QUICK else 0)
+    # the search from nothing costs ~7 s a true value for the slow families: their case's first two true
+    # values (or its first and a bound), to keep the slow stage's time
+    if row.name not in QUICK:
+        q = q[:2]
     level = 0.9
     exact = dpbook.ExactInterval(mech, level, randomized=True)
     slow = dpbook.interval_coverage(
