@@ -90,6 +90,20 @@ def _on_bounds(x, lower, top):
     )
 
 
+def _bound_releases(x, shape, lower, top, v, p):
+    """For each finite bound that holds releases: ``(bound, at, v_at, p_at)``, the flat positions of the releases
+    (``x`` of the broadcast ``shape``) on it and their ``v`` and ``p`` (a scalar stays a scalar).  The roots
+    compute the releases on a bound apart, on their own positions only."""
+    for bound, on in zip((lower, top), _on_bounds(x, lower, top)):
+        if on is None or not on.any():
+            continue
+        at = np.flatnonzero(on)
+        w, pp = (
+            np.broadcast_to(a, shape).ravel()[at] if np.ndim(a) else a for a in (v, p)
+        )
+        yield bound, at, w, pp
+
+
 def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
     """The :class:`Root` of ``P_q(M < x) + v P_q(M = x) = p`` (``upper`` false) or ``P_q(M > x) + (1 - v)
     P_q(M = x) = p`` (``upper`` true) for ``M = clip(q + L_b, lower, top)`` (Laplace noise of scale ``b``).
@@ -119,12 +133,7 @@ def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
         width += _U * (32.0 * np.abs(z0) + 36.0 * b) + _TINY
         if np.ndim(p) or np.ndim(v) > x.ndim or p >= 0.5:
             return _laplace_bounds(x, p, v, upper, b, lower, top)
-        on_lower, on_top = _on_bounds(x, lower, top)
-        for bound, on in ((lower, on_lower), (top, on_top)):
-            if on is None or not on.any():
-                continue
-            at = np.flatnonzero(on)
-            w = v if np.ndim(v) == 0 else np.broadcast_to(v, x.shape).ravel()[at]
+        for bound, at, w, _ in _bound_releases(x, x.shape, lower, top, v, p):
             r, z, ok = None, None, None
             if (bound == lower) != bool(upper):  # the atom's weight divides p
                 r = p / ((1.0 - w) if upper else w)
@@ -206,14 +215,7 @@ def _geometric_root(x, p, v, upper, lam, log1p_alpha, lower=-np.inf, top=np.inf)
         m0, width = _geometric_tail(x, r, lam, log1p_alpha)
         m0 = np.broadcast_to(m0, shape).copy()  # the root is x + m0 (upper), x - m0
         flat_m0, flat_width = m0.reshape(-1), width.reshape(-1)
-        for bound, on in zip((lower, top), _on_bounds(x, lower, top)):
-            if on is None or not on.any():
-                continue
-            at = np.flatnonzero(on)
-            w, pp = (
-                np.broadcast_to(a, shape).ravel()[at] if np.ndim(a) else a
-                for a in (v, p)
-            )
+        for bound, at, w, pp in _bound_releases(x, shape, lower, top, v, p):
             if (bound == lower) != bool(upper):  # the atom's weight divides p
                 weight = (1.0 - w) if upper else w
                 r = pp / weight
@@ -1047,14 +1049,7 @@ def _gaussian_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
         if not isinstance(width, np.ndarray) or width.shape != shape:
             width = np.array(np.broadcast_to(width, shape), dtype=float)
         flat_root, flat_width = root.reshape(-1), width.reshape(-1)
-        for bound, on in zip((lower, top), _on_bounds(x, lower, top)):
-            if on is None or not on.any():
-                continue
-            at = np.flatnonzero(on)
-            w, pp = (
-                np.broadcast_to(a, shape).ravel()[at] if np.ndim(a) else a
-                for a in (v, p)
-            )
+        for bound, at, w, pp in _bound_releases(x, shape, lower, top, v, p):
             weight = (1.0 - w) if upper else w
             # one value for all the releases on the bound where p and v are one
             size = at.size if np.ndim(w) or np.ndim(pp) else 1

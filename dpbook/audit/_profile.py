@@ -324,14 +324,18 @@ def _laplace_parts(desc, m1, m2, s1, s2, n1, nr, nr_err, centre_err):
                 c_err = c_err + np.where(
                     fin, move * p1 * f + move * move * p1 * (1 / s1 + up_gap / s2), 0.0
                 )
-            live &= (
-                x_raw < x_err
-            )  # else the true x >= 0: the segment adds exactly nothing
-            c = np.where(live, c, 0.0)
-            c_err = np.where(live, np.minimum(np.nan_to_num(c_err, nan=2.0), 2.0), 0.0)
-        return c.sum(axis=0), c_err.sum(axis=0)
+            return _live_sums(c, c_err, live & (x_raw < x_err))
 
     return evaluate, u.shape[0]
+
+
+def _live_sums(c, c_err, live):
+    """The sums over axis 0 of the contributions ``c`` and their error bounds ``c_err`` where ``live`` (the
+    computed ``x`` is below its error bound: elsewhere the true ``x >= 0`` and the segment or piece adds exactly
+    nothing); an error bound is at most 2, NaN included."""
+    c = np.where(live, c, 0.0)
+    c_err = np.where(live, np.minimum(np.nan_to_num(c_err, nan=2.0), 2.0), 0.0)
+    return c.sum(axis=0), c_err.sum(axis=0)
 
 
 def _product_error(c, lam, x, lam_err, x_err):
@@ -431,12 +435,7 @@ def _gauss_parts(desc, m1, m2, s, n1, nr, nr_err, centre_err):
                 c_err = c_err + np.where(
                     fin, move * p1 * f + move * move * p1 * slope, 0.0
                 )
-            live &= (
-                x_raw < x_err
-            )  # else the true x >= 0: the piece adds exactly nothing
-            c = np.where(live, c, 0.0)
-            c_err = np.where(live, np.minimum(np.nan_to_num(c_err, nan=2.0), 2.0), 0.0)
-        return c.sum(axis=0), c_err.sum(axis=0)
+            return _live_sums(c, c_err, live & (x_raw < x_err))
 
     return evaluate, za.shape[0]
 

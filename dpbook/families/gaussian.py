@@ -30,7 +30,7 @@ import numpy as np
 from scipy import special
 
 from .._kernels import validation as check
-from .._kernels.arrays import _compact
+from .._kernels.arrays import _compact, _float
 from .._kernels.gaussian import (
     _LOG_SQRT_2PI,
     _bit_moments,
@@ -402,11 +402,7 @@ class GaussianTruncated(IntervalMechanism):
         >>> round(GaussianTruncated(1.0, lower=0.0, upper=np.inf).mass_kept(0.0), 12)
         0.5
         """
-        return (
-            float(np.exp(self.log_mass_kept(q)))
-            if np.ndim(q) == 0
-            else np.exp(self.log_mass_kept(q))
-        )
+        return _float(np.exp(self.log_mass_kept(q)))
 
     def log_mass_kept(self, q):
         """``log N(q)``, finite where ``N(q)`` underflows (a difference of normal masses in log space).

@@ -57,6 +57,11 @@ def violations(mech, x, p, v, upper, root, width):
     return bad
 
 
+def drawn_sides(rng, lower, upper):
+    """``(lower, upper)``, or one of them made infinite, each with probability 1/3."""
+    return ((lower, upper), (-np.inf, upper), (lower, np.inf))[rng.integers(3)]
+
+
 def truncations(rng, n):
     """Drawn truncations: scale ``10^U(-300, 300)`` (and near 1), bounds of every size, one side infinite."""
     out = []
@@ -67,12 +72,7 @@ def truncations(rng, n):
         upper = lower + width
         if not np.isfinite(upper) or upper == lower:
             continue
-        kind = rng.integers(3)
-        lower, upper = (
-            (lower, upper)
-            if kind == 0
-            else ((-np.inf, upper) if kind == 1 else (lower, np.inf))
-        )
+        lower, upper = drawn_sides(rng, lower, upper)
         out.append(dpbook.Truncated(scale, lower=lower, upper=upper))
     return out
 
@@ -203,12 +203,7 @@ def counts(rng, n):
         scale = 10.0 ** rng.uniform(-3, 6)
         lower = float(rng.integers(-50, 50))
         upper = lower + float(rng.integers(1, 300))
-        kind = rng.integers(3)
-        lower, upper = (
-            (lower, upper)
-            if kind == 0
-            else ((-np.inf, upper) if kind == 1 else (lower, np.inf))
-        )
+        lower, upper = drawn_sides(rng, lower, upper)
         out.append(dpbook.DiscreteTruncated(scale, lower=lower, upper=upper))
     return out
 
