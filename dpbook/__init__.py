@@ -36,13 +36,18 @@ from .audit import (
     DiscreteDescription,
     PrivacyDescription,
     PrivacyReport,
+    ProfileBounds,
+    composed_profile,
     describe,
     epsilon_for_delta,
     pair_loss,
     pair_profile,
+    pair_renyi,
     privacy_loss,
     privacy_profile,
     privacy_report,
+    profile_bounds,
+    renyi_profile,
 )
 from .consistency import (
     Hierarchy,
@@ -54,6 +59,11 @@ from .consistency import (
     nonnegative_tree,
     tree_levels,
 )
+from .design.bounded_noise import (
+    bounded_laplace_scale,
+    geng_truncated_laplace,
+    noise_amplitude_power,
+)
 from .design.calibration import (
     croft_boundary_scale,
     croft_lower_bounds,
@@ -62,6 +72,7 @@ from .design.calibration import (
     croft_uniform_scale,
     laplace_scale,
     log_laplace_scale,
+    profile_scale,
     required_epsilon,
     required_scale,
     restriction_ramp_bias_ratio,
@@ -75,7 +86,11 @@ from .design.clipping import (
     clipping_bias,
     optimal_clip,
 )
-from .design.gaussian import analytic_gaussian_scale, gaussian_delta
+from .design.gaussian import (
+    analytic_gaussian_scale,
+    bounded_gaussian_scale,
+    gaussian_delta,
+)
 from .design.least_bias import (
     MSEVerification,
     OptimalPostProcessing,
@@ -141,6 +156,7 @@ from .design.universal_optimality import (
     squared_loss,
     zero_one_loss,
 )
+from .families.bounded_noise import TruncatedLaplaceNoise
 from .families.clamping import BIT
 from .families.count_postprocessing import CountPostProcessed
 from .families.discrete import (
@@ -249,6 +265,12 @@ __all__ = [
     "GaussianTruncated",
     "gaussian_delta",
     "analytic_gaussian_scale",
+    "bounded_gaussian_scale",
+    # bounded noise: Holohan et al.'s bounded Laplace and Geng et al.'s truncated Laplacian (issue 20)
+    "bounded_laplace_scale",
+    "TruncatedLaplaceNoise",
+    "geng_truncated_laplace",
+    "noise_amplitude_power",
     # scales and constants of the families
     "laplace_scale",
     "log_laplace_scale",
@@ -292,9 +314,15 @@ __all__ = [
     "pair_profile",
     "privacy_profile",
     "epsilon_for_delta",
+    "profile_bounds",
+    "ProfileBounds",
+    "pair_renyi",
+    "renyi_profile",
+    "composed_profile",
     "privacy_loss",
     "privacy_report",
     "truncated_scale",
+    "profile_scale",
     # where the bounds come from: clipping bias against noise, the best clip (Part IV)
     "clipping_bias",
     "clipped_moments",

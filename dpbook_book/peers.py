@@ -17,6 +17,11 @@ holds the few helpers that comparison needs and that are not formulas of the pap
   no family for: :func:`folded_law` gives its law by brute force from dpbook's discrete Laplace pmf);
   :func:`opendp_count_release` releases a vector of counts with OpenDP's integer Laplace measurement,
   and :func:`two_sample_chi2` tests whether two samples of integers share one law.
+* Part VI's privacy profiles: :func:`pld_bracket` builds Google's ``dp_accounting`` privacy loss
+  distributions of one pair of true values from dpbook's exact laws, one below and one above the pair's
+  hockey-stick divergence, to compose them with ``dp_accounting``'s own composition.
+* Part VI's bounded noise: :func:`peer_gaussian_scale` reads the σ of diffprivlib's ``Gaussian`` and
+  ``GaussianAnalytic``, to audit with the exact Gaussian profile.
 
 diffprivlib is imported only when a function needs it; the core :mod:`dpbook` never imports this package.
 """
@@ -43,7 +48,9 @@ __all__ = [
     "opendp_count_release",
     "peer_property",
     "peer_sample",
+    "peer_gaussian_scale",
     "peer_scale",
+    "pld_bracket",
     "two_sample_chi2",
 ]
 
@@ -92,6 +99,26 @@ def peer_scale(mech):
                 mech._scale = mech._find_scale()
         return float(mech._scale)
     return float(mech.sensitivity / (mech.epsilon - np.log(1 - mech.delta)))
+
+
+def peer_gaussian_scale(mech):
+    """The standard deviation σ a diffprivlib Gaussian mechanism's sampler uses (read from the mechanism).
+
+    ``Gaussian``: the classical ``Δ √(2 log(1.25/δ))/ε`` (Dwork & Roth, Theorem A.1; diffprivlib refuses
+    ``ε > 1``); ``GaussianAnalytic``: its own search for Balle & Wang's analytic σ.  Compare with
+    :func:`dpbook.analytic_gaussian_scale` and audit with :func:`dpbook.gaussian_delta`.
+
+    Parameters
+    ----------
+    mech : diffprivlib.mechanisms.Gaussian
+        An instance of ``Gaussian`` or ``GaussianAnalytic``.
+
+    Returns
+    -------
+    float
+    """
+    _peer(mech, "Gaussian")
+    return float(mech._scale)
 
 
 def dpbook_counterpart(mech):
@@ -358,3 +385,128 @@ def two_sample_chi2(x, y, *, min_count=10):
         return 0.0, 0, 1.0
     res = stats.chi2_contingency(table, correction=False)
     return float(res.statistic), int(res.dof), float(res.pvalue)
+
+
+def _pld_masses(mech, q, edges, atoms):
+    """``P_q`` of the continuous part on each ``(edges[i], edges[i + 1]]`` (cdf differences on the left of
+    the median, sf differences on the right: no cancellation in either tail), the atoms inside taken out."""
+    cdf, sf = mech.cdf(edges, q), mech.sf(edges, q)
+    mass = np.where(cdf[1:] <= 0.5, cdf[1:] - cdf[:-1], sf[:-1] - sf[1:])
+    for t, m in atoms.items():
+        mass = np.where((edges[:-1] < t) & (t <= edges[1:]), mass - m, mass)
+    return np.maximum(mass, 0.0)
+
+
+def _pld_bins(mech, desc, q1, q2, bins, tail):
+    """``[(edges, is_tail)]``: each piece of the density's range, cut to the outputs where either law has
+    more than ``tail`` in a tail, split evenly, with half the bins again within 4 scales of the centres."""
+    lo = float(min(mech.ppf(tail, q1), mech.ppf(tail, q2)))
+    hi = float(max(mech.isf(tail, q1), mech.isf(tail, q2)))
+    cut = [(max(a, lo), min(b, hi)) for a, b in desc.pieces]
+    cut = [(a, b) for a, b in cut if a < b]
+    total = sum(b - a for a, b in cut)
+    centres = [float(desc.center(np.array(q, dtype=float))) for q in (q1, q2)]
+    s = float(desc.scale(np.array(q1, dtype=float)))
+    near = (min(centres) - 4 * s, max(centres) + 4 * s)
+    out = []
+    for a, b in cut:
+        edges = np.linspace(a, b, max(8, round(bins / 2 * (b - a) / total)) + 1)
+        x, y = max(a, near[0]), min(b, near[1])
+        if x < y:
+            edges = np.union1d(edges, np.linspace(x, y, bins // (2 * len(cut)) + 1))
+        out.append((edges, False))
+    if desc.pieces[0][0] < lo:
+        out.append((np.array([-math.inf, lo]), True))
+    if desc.pieces[-1][1] > hi:
+        out.append((np.array([hi, math.inf]), True))
+    return out
+
+
+def pld_bracket(mech, q1, q2, *, bins=2000, h=1e-3, tail=1e-18):
+    """``dp_accounting``'s privacy loss distributions of the pair ``(M(q1), M(q2))``, built from dpbook's laws.
+
+    Returns ``(optimistic, pessimistic)``, two ``PrivacyLossDistribution`` objects of Google's
+    ``dp_accounting`` whose δ(ε) (``get_delta_for_epsilon``) bracket the pair's hockey-stick divergence
+    :func:`dpbook.pair_profile`, and which compose with ``self_compose(k)``: the composition of the pair
+    with itself ``k`` times, bracketed the same way (pass ``tail_mass_truncation=0.0`` to the optimistic
+    one, which must not add mass).  The law is read from dpbook (``cdf``, ``sf``, ``logpdf``, ``atoms``),
+    never from ``dp_accounting``'s own mechanisms:
+
+    * *optimistic*: the outputs cut into bins (each piece of the density's range split evenly, two tail
+      bins beyond the outputs of probability ``tail``, each atom alone), each bin a loss
+      ``log P1(B)/P2(B)`` rounded down to the grid ``h``: binning is a post-processing, so its δ is at
+      most the pair's;
+    * *pessimistic*: each bin's loss is the larger of the log-ratio's values at its ends, rounded up (the
+      log-ratio is monotone in the output for a kernel of one scale, conditioned or clamped), and the
+      tail bins get an infinite loss: its δ is at least the pair's.
+
+    ``tests/audit/test_profile_peer.py`` checks the same construction against :func:`dpbook.pair_profile`.
+
+    Parameters
+    ----------
+    mech : Mechanism
+        A continuous or mixed family whose :func:`dpbook.describe` gives its pieces (a kernel of one scale).
+    q1, q2 : float
+        The two true values.
+    bins : int, keyword-only
+        Bins of the outputs (about; half again near the two centres).
+    h : float, keyword-only
+        ``dp_accounting``'s loss grid.
+    tail : float, keyword-only
+        The probability beyond which outputs go to the two tail bins.
+
+    Returns
+    -------
+    tuple of dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+    """
+    from dp_accounting.pld import privacy_loss_distribution as pld_module
+
+    from dpbook import describe
+
+    pld = pld_module.PrivacyLossDistribution
+    q1, q2 = check.finite("q1", q1), check.finite("q2", q2)
+    h = check.positive("h", h)
+    desc = describe(mech)
+    a1 = {float(t): float(m) for t, m in mech.atoms(q1)}
+    a2 = {float(t): float(m) for t, m in mech.atoms(q2)}
+    opt, pess = {}, {}
+    inf_opt = inf_pess = 0.0
+
+    def add(pmf, key, mass):
+        pmf[key] = pmf.get(key, 0.0) + mass
+
+    for t, m1 in a1.items():  # each atom with its exact loss, in both
+        m2 = a2.get(t, 0.0)
+        if m1 == 0:
+            continue
+        if m2 == 0:
+            inf_opt += m1
+            inf_pess += m1
+            continue
+        loss = math.log(m1) - math.log(m2)
+        add(opt, math.floor(loss / h), m1)
+        add(pess, math.ceil(loss / h), m1)
+    for edges, is_tail in _pld_bins(mech, desc, q1, q2, int(bins), tail):
+        p1, p2 = _pld_masses(mech, q1, edges, a1), _pld_masses(mech, q2, edges, a2)
+        if is_tail:
+            inf_pess += float(p1.sum())
+        else:
+            ends = mech.logpdf(edges, q1) - mech.logpdf(edges, q2)
+            for m, top in zip(p1, np.maximum(ends[:-1], ends[1:])):
+                if m > 0:
+                    add(pess, math.ceil(top / h), float(m))
+        for m, m2 in zip(p1.tolist(), p2.tolist()):
+            if m == 0:
+                continue
+            if m2 == 0:
+                inf_opt += m
+            else:
+                add(opt, math.floor((math.log(m) - math.log(m2)) / h), m)
+    return (
+        pld.create_from_rounded_probability(
+            opt, inf_opt, h, pessimistic_estimate=False
+        ),
+        pld.create_from_rounded_probability(
+            pess, inf_pess, h, pessimistic_estimate=True
+        ),
+    )

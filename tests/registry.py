@@ -837,6 +837,113 @@ _GAUSSIAN_TRUNCATED = Row(
     ),
 )
 
+
+def _laplace_ppf(scale):
+    return lambda p, q: stats.laplace.ppf(p, loc=q, scale=scale)
+
+
+_TRUNCATED_LAPLACE_NOISE = Row(
+    # Geng et al.'s truncated Laplacian: q + Z, |Z| <= A; the support moves with q, so the loss is infinite
+    # (tests/families/test_bounded_noise.py: the law against quadrature, the exact privacy profile)
+    "truncated-laplace-noise",
+    dpbook.TruncatedLaplaceNoise,
+    typical=(
+        Case(
+            "b=1.3,A=4",
+            lambda: dpbook.TruncatedLaplaceNoise(1.3, bound=4.0),
+            (0.0, -2.0, 1e3),
+            loss=math.inf,
+        ),
+        Case(
+            "geng(1,1e-5)",
+            lambda: dpbook.geng_truncated_laplace(1.0, 1e-5, 1.0),
+            (0.5, -3.0),
+            loss=math.inf,
+        ),
+        Case(
+            "b=2,A=0.5",
+            lambda: dpbook.TruncatedLaplaceNoise(2.0, bound=0.5),
+            (0.0, 7.0),
+            sensitivity=0.25,
+            loss=math.inf,
+        ),
+    ),
+    extreme=(
+        Case(
+            "b=1e-300,A=1e-299",
+            lambda: dpbook.TruncatedLaplaceNoise(1e-300, bound=1e-299),
+            (0.0, 1e300, -1e300),
+            sensitivity=1e-300,
+            loss=math.inf,
+            mean=lambda q: q,
+            scale_of_x=1e-300,
+        ),
+        # a bound far below the scale: uniform on [q - A, q + A] to every digit
+        Case(
+            "b=1e300,A=1",
+            lambda: dpbook.TruncatedLaplaceNoise(1e300, bound=1.0),
+            (0.0, 0.3),
+            loss=math.inf,
+            mean=lambda q: q,
+            ppf=lambda p, q: q - 1.0 + 2.0 * np.asarray(p),
+        ),
+        Case(
+            "b=1e300,A=1e-300",
+            lambda: dpbook.TruncatedLaplaceNoise(1e300, bound=1e-300),
+            (0.0,),
+            sensitivity=1e-300,
+            loss=math.inf,
+            mean=lambda q: q,
+            ppf=lambda p, q: q + 1e-300 * (2.0 * np.asarray(p) - 1.0),
+            scale_of_x=1e-300,
+            rtol=1e-6,
+        ),
+        # a bound far above the scale: the Laplace law to every digit
+        Case(
+            "b=1,A=1e300",
+            lambda: dpbook.TruncatedLaplaceNoise(1.0, bound=1e300),
+            (0.0, -2.0),
+            loss=math.inf,
+            mean=lambda q: q,
+            ppf=_laplace_ppf(1.0),
+            # (the sweep reads isf at 1 - 1e-9, rounded: its quantile is 2e-8 from that at 1e-9)
+            rtol=1e-7,
+        ),
+        Case(
+            "b=1e-300,A=1e300",
+            lambda: dpbook.TruncatedLaplaceNoise(1e-300, bound=1e300),
+            (0.0, 1e300),
+            sensitivity=1e-300,
+            loss=math.inf,
+            mean=lambda q: q,
+            scale_of_x=1e-300,
+        ),
+        Case(
+            "b=1e300,A=1e300",
+            lambda: dpbook.TruncatedLaplaceNoise(1e300, bound=1e300),
+            (0.0, -1e300),
+            sensitivity=1e285,
+            loss=math.inf,
+            mean=lambda q: q,
+            scale_of_x=1e300,
+        ),
+        Case(
+            "eps=1e-15",
+            lambda: dpbook.geng_truncated_laplace(1e-15, 1e-5, 1.0),
+            (0.0,),
+            loss=math.inf,
+            mean=lambda q: q,
+        ),
+        Case(
+            "eps=1e6",
+            lambda: dpbook.geng_truncated_laplace(1e6, 1e-5, 1.0),
+            (0.0, 1e6),
+            loss=math.inf,
+            mean=lambda q: q,
+        ),
+    ),
+)
+
 ROWS = (
     _LAPLACE,
     _BIT,
@@ -859,6 +966,7 @@ ROWS = (
     _GAUSSIAN,
     _GAUSSIAN_BIT,
     _GAUSSIAN_TRUNCATED,
+    _TRUNCATED_LAPLACE_NOISE,
 )
 
 

@@ -63,3 +63,21 @@ def _invert_cdf(reached, p, lo, hi):
 def _below(a):
     """The largest double below ``a`` (``-inf`` for ``a = -inf``)."""
     return -np.inf if a == -np.inf else float(np.nextafter(a, -np.inf))
+
+
+class _FromLogTails:
+    """The four tail functions of a law from its one method ``_log_tails(x, q) -> (log P(M <= x), log P(M > x))``
+    (both tails in log space at once, as a family computes them most accurately): mixed in before the
+    :class:`dpbook.Mechanism` base, whose defaults it replaces."""
+
+    def _logcdf(self, x, q):
+        return self._log_tails(x, q)[0]
+
+    def _logsf(self, x, q):
+        return self._log_tails(x, q)[1]
+
+    def _cdf(self, x, q):
+        return np.exp(self._log_tails(x, q)[0])
+
+    def _sf(self, x, q):
+        return np.exp(self._log_tails(x, q)[1])

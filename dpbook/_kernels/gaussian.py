@@ -308,12 +308,14 @@ def _log_normal_mass(a, b):
         w = hi - lo
         z0 = np.where(hi < 0, hi, 0.0)
         short = (w <= 1.0) & (np.abs(z0) * w <= 1.0)
-        nodes, weights = _GL16
-        ws = np.where(short, w, 1.0)
-        zs = np.where(short, lo, 0.0)[..., None] + 0.5 * ws[..., None] * (1.0 + nodes)
-        zz = np.where(short, z0, 0.0)[..., None]
-        total = np.sum(weights * np.exp(-0.5 * (zs - zz) * (zs + zz)), axis=-1)
-        near = -0.5 * z0 * z0 - _LOG_SQRT_2PI + np.log(0.5 * ws * total)
+        near = np.zeros(short.shape)
+        if short.any():  # the 16 nodes on the short intervals only
+            nodes, weights = _GL16
+            ws, z0s = w[short], z0[short]
+            zs = lo[short][..., None] + 0.5 * ws[..., None] * (1.0 + nodes)
+            zz = z0s[..., None]
+            total = np.sum(weights * np.exp(-0.5 * (zs - zz) * (zs + zz)), axis=-1)
+            near[short] = -0.5 * z0s * z0s - _LOG_SQRT_2PI + np.log(0.5 * ws * total)
         near_err = _K * (2.0 + np.abs(near) + 0.5 * z0 * z0)
         value = np.where(short, near, np.where(hi <= 0, one_side, across))
         err = np.where(short, near_err, np.where(hi <= 0, side_err, across_err))

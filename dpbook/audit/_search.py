@@ -197,6 +197,9 @@ def pair_loss(mechanism, q1, q2, *, window=None):
             f"q1, q2: {size} pairs on {len(desc.pieces)} pieces would take more than a minute; "
             "pass fewer pairs"
         )
+    if _moving_support(desc):
+        loss = _moving_support_pair_loss(desc, q1, q2, window, type(mechanism).__name__)
+        return float(loss) if loss.ndim == 0 else loss
     window = _window(window, desc)
     loss = _pair(desc, q1, q2, window)[0]
     return float(loss) if loss.ndim == 0 else loss
@@ -341,6 +344,14 @@ def _privacy_report(mechanism, sensitivity, domain, window, neighbours):
         )
     lo, hi = _interval("domain", mechanism.domain if domain is None else domain)
     exact = desc.exact
+    # bounded noise: an infinite loss for distinct true values
+    if _moving_support(desc):
+        report = _moving_support_report(desc, delta, lo, hi, window, name)
+        if not exact:
+            report = replace(
+                report, output=math.nan, kind=_POST, exact=False, slack=math.inf
+            )
+        return report
 
     if desc.positive:
         if hi <= 0:
@@ -1345,3 +1356,60 @@ def _interval(name, value):
             f"{name} must be a pair (lo, hi) with lo < hi and no NaN, got {value!r}"
         )
     return lo, hi
+
+
+# --- a support that moves with the centre (bounded noise) -------------------------------------------
+
+
+def _moving_support(desc):
+    """Whether the density of ``desc`` lives on ``[center(q) + a, center(q) + b]`` with a finite ``a`` or ``b``
+    (``noise_support``): a support that moves with the true value."""
+    return isinstance(desc, PrivacyDescription) and tuple(desc.noise_support) != (
+        -math.inf,
+        math.inf,
+    )
+
+
+def _moving_support_check(desc, name, window=None):
+    """Refuse a moving support outside what is proved: a translation family (centre ``q`` plus a constant, one
+    scale, a Laplace kernel on the whole line, no atoms) whose noise support has two finite ends, without an
+    output window."""
+    a, b = desc.noise_support
+    if window is not None:
+        raise NotImplementedError(
+            f"{name}: a support that moves with the true value and an output window; the auditor "
+            "covers a moving support without a window"
+        )
+    translation = (
+        desc.shape == "laplace"
+        and desc.uniform
+        and tuple(desc.pieces) == ((-math.inf, math.inf),)
+        and not desc.atoms
+        and not desc.log_output
+        and not desc.positive
+        and (desc.center is _identity or desc.center_shift is not None)
+    )
+    if not (translation and math.isfinite(a) and math.isfinite(b)):
+        raise NotImplementedError(
+            f"{name}: a moving support {desc.noise_support!r} is covered for a Laplace kernel of one "
+            "scale translated with the true value, on the whole line, without atoms, with two finite ends"
+        )
+
+
+def _moving_support_pair_loss(desc, q1, q2, window, name):
+    """The loss of each pair: ``inf`` where ``q1 != q2`` (``M(q1)`` lands below ``q2 + a``, where ``M(q2)`` never
+    does, or above ``q2 + b``), ``0`` where they are equal."""
+    _moving_support_check(desc, name, window)
+    q1, q2 = np.broadcast_arrays(q1, q2)
+    return np.where(q1 == q2, 0.0, math.inf)
+
+
+def _moving_support_report(desc, delta, lo, hi, window, name):
+    """The audit of a moving support: every pair of distinct true values has an infinite loss; the report names
+    the pair ``(q1, q1 + min(Δ, hi - lo))`` at the lowest true value and the output ``center(q1) + a``, which
+    ``M(q1)`` may take and ``M(q2)`` may not."""
+    _moving_support_check(desc, name, window)
+    w = min(delta, hi - lo)
+    q1 = lo if math.isfinite(lo) else (hi - w if math.isfinite(hi) else 0.0)
+    output = float(np.asarray(desc.center(np.array(q1)))) + desc.noise_support[0]
+    return PrivacyReport(math.inf, q1, q1 + w, output, _KINDS[_SUPPORT])

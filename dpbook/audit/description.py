@@ -121,6 +121,13 @@ class PrivacyDescription:
         to it as ``(t - center_shift) - q`` with every rounding error recovered, so the rounding of the centre
         costs nothing (``None``: the centre is only known as ``center(q)``, rounded, and the auditor allows an
         ulp of it).
+    noise_support : (float, float)
+        ``(a, b)`` with ``a < b``: the density lives on ``[center(q) + a, center(q) + b]`` only (intersected with
+        ``pieces``), a support that moves with the centre, as for bounded noise ``q + Z`` with ``|Z| <= A``
+        (:class:`dpbook.TruncatedLaplaceNoise`: ``(-A, A)``; ``log_norm`` is then the kernel's log mass of
+        ``[a, b]``).  Default ``(-inf, inf)``: no such limit.  A finite end makes the pure loss of every pair
+        of distinct true values infinite; the auditor and the profiles read it (and refuse what they do not
+        cover: a ``NotImplementedError``).
     """
 
     center: Callable = _identity
@@ -147,8 +154,14 @@ class PrivacyDescription:
     exact: bool = True
     extra: dict = field(default_factory=dict, compare=False)
     center_shift: float | None = None
+    noise_support: tuple = (-math.inf, math.inf)
 
     def __post_init__(self):
+        a, b = (float(v) for v in self.noise_support)
+        if not a < b:
+            raise ValueError(
+                f"noise_support must be (a, b) with a < b, got {self.noise_support!r}"
+            )
         if self.shape not in ("laplace", "gauss"):
             raise ValueError(f"shape must be 'laplace' or 'gauss', got {self.shape!r}")
         if self.scale is None or not callable(self.scale):
@@ -597,6 +610,13 @@ class DiscreteDescription:
     exact : bool
         ``False`` when this describes the *base* of a post-processing whose own law is not described
         (:class:`dpbook.CountPostProcessed`): the base's loss is then an upper bound only.
+    kernel_rate : float or None
+        ``λ > 0``: a theorem of the family that the law of ``M(q)`` is the discrete Laplace kernel
+        ``∝ e^{-λ |k - q|}`` on the integers, conditioned on the support or with the kernel's mass beyond a
+        finite end of the support held at that end (a clamp).  Between a support end and the nearer true
+        value, and beyond both, the masses of two laws are then geometric of ratio ``e^{∓λ}`` with a constant
+        log-ratio, which :func:`dpbook.privacy_profile` sums in closed form over an infinite support
+        (``None``: only a finite support is summed).
     """
 
     log_ratio: Callable
@@ -605,3 +625,4 @@ class DiscreteDescription:
     outputs: Callable
     worst_pairs: Callable | None = None
     exact: bool = True
+    kernel_rate: float | None = None

@@ -545,6 +545,7 @@ class DiscreteBIT(_Discrete):
             support=self.support,
             outputs=outputs,
             worst_pairs=worst_pairs,
+            kernel_rate=self._lam,  # clamping q + K to [lower, upper]
         )
 
 
@@ -758,6 +759,9 @@ class DiscreteTruncated(_Discrete):
             support=self.support,
             outputs=outputs,
             worst_pairs=corner_pairs((lo, hi)),
+            # q + K conditioned on [lower, upper] (the law at q outside is the law at clip(q): the same
+            # kernel conditioned, whose masses e^{-λ|k - q|} are then proportional to e^{-λ|k - clip(q)|})
+            kernel_rate=self._lam,
         )
 
     def _sample_integers(self, q, shape, rng):

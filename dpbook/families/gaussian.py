@@ -30,7 +30,7 @@ import numpy as np
 from scipy import special
 
 from .._kernels import validation as check
-from .._kernels.arrays import _compact, _float
+from .._kernels.arrays import _compact, _float, _FromLogTails
 from .._kernels.gaussian import (
     _LOG_SQRT_2PI,
     _bit_moments,
@@ -341,7 +341,7 @@ class GaussianBIT(IntervalMechanism):
         )
 
 
-class GaussianTruncated(IntervalMechanism):
+class GaussianTruncated(_FromLogTails, IntervalMechanism):
     """Truncation of the Gaussian mechanism: ``q + σZ`` conditioned on ``[lower, upper]`` (Liu Def. 2(a)).
 
     Every real ``q`` is allowed; far outside the range the mass kept underflows, but the law (a normal
@@ -449,18 +449,6 @@ class GaussianTruncated(IntervalMechanism):
         low = np.where(x < lo, -np.inf, np.where(x >= hi, 0.0, low))
         high = np.where(x < lo, 0.0, np.where(x >= hi, -np.inf, high))
         return low, high
-
-    def _logcdf(self, x, q):
-        return self._log_tails(x, q)[0]
-
-    def _logsf(self, x, q):
-        return self._log_tails(x, q)[1]
-
-    def _cdf(self, x, q):
-        return np.exp(self._log_tails(x, q)[0])
-
-    def _sf(self, x, q):
-        return np.exp(self._log_tails(x, q)[1])
 
     def _logpdf(self, x, q):
         """``log(φ((x - q)/σ)/(σ N(q)))`` on ``[lower, upper]``, written about ``clip(q)`` so that neither

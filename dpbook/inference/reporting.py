@@ -2,7 +2,9 @@
 
 :func:`release_card` gathers, for one release ``x`` of a mechanism, the facts a reader needs to use it:
 the mechanism and its parameters, the bounds, the **audited** privacy loss (:func:`dpbook.privacy_loss`,
-so a mechanism that is not ε-DP at its nominal ε is charged what it really costs), the released value,
+so a mechanism that is not ε-DP at its nominal ε is charged what it really costs) or, given a ``delta``, the
+(ε, δ) pair with ε the smallest the certified privacy profile allows at that δ
+(:func:`dpbook.epsilon_for_delta`; a Gaussian mechanism has no finite pure ε), the released value,
 the exact confidence interval (:func:`dpbook.confidence_interval`), and the exact bias and MSE at their
 worst over the true values inside that interval.  Its ``str`` is plain text and its ``_repr_html_`` a
 plain ``<table>`` that reads at 400 px.
@@ -37,10 +39,12 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, Decimal
 
 import numpy as np
 
 from .._kernels import validation as check
+from ..audit._profile import epsilon_for_delta
 from ..audit._search import privacy_report
 from ..inference.intervals import ConfidenceInterval, confidence_interval
 
@@ -48,7 +52,7 @@ __all__ = ["ReleaseCard", "release_card"]
 
 
 _NIST_ITEMS = (
-    "privacy parameter: the audited epsilon of the mechanism as run, and whether the audit is exact",
+    "privacy parameters: the audited epsilon (and delta) of the mechanism as run, and whether the audit is exact",
     "unit of privacy: neighbouring true values differ by at most the sensitivity",
     "mechanism: the noise family and its parameters",
     "bounds: the range the release is clamped or truncated to (a source of bias)",
@@ -71,9 +75,10 @@ class ReleaseCard:
     sensitivity : float
         The ``Δ`` the privacy loss is audited for.
     epsilon : float
-        The audited privacy loss (:func:`dpbook.privacy_loss`).
+        The audited privacy loss (:func:`dpbook.privacy_loss`) when ``delta`` is 0; else the ε of the
+        (ε, δ) guarantee, :func:`dpbook.epsilon_for_delta` (certified: never below the smallest such ε).
     epsilon_exact : bool
-        Whether the audit is exact (False: an upper bound, or a search).
+        Whether the audit is exact (False: an upper bound, or a search; always False with a ``delta``).
     release : float
         The released value.
     interval : ConfidenceInterval
@@ -88,6 +93,8 @@ class ReleaseCard:
         The NIST SP 800-226 items the card documents.
     integer : bool
         The release and the true values are integers (a count): printed without exponent.
+    delta : float
+        The δ of the guarantee: 0.0 for pure ε-DP.
     """
 
     mechanism: str
@@ -105,6 +112,7 @@ class ReleaseCard:
     certified: bool
     nist_items: tuple = field(default=_NIST_ITEMS)
     integer: bool = False
+    delta: float = 0.0
 
     def rows(self):
         """The card as ``(label, value)`` pairs of strings, in display order."""
@@ -120,7 +128,7 @@ class ReleaseCard:
             ("Mechanism", f"{self.mechanism}({params})"),
             ("Bounds", f"[{num(self.lower)}, {num(self.upper)}]"),
             ("Sensitivity", _fmt(self.sensitivity)),
-            ("Privacy loss (audited)", f"epsilon = {_fmt(self.epsilon)} ({audit})"),
+            self._privacy_row(audit),
             ("Released value", num(self.release)),
             (
                 f"{ci.level:.0%} interval",
@@ -130,6 +138,20 @@ class ReleaseCard:
             ("Worst |bias| in interval", _fmt(self.worst_abs_bias) + bound),
             ("Worst MSE in interval", _fmt(self.worst_mse) + bound),
         ]
+
+    def _privacy_row(self, audit):
+        if self.delta > 0:
+            return (
+                "Privacy (ε, δ) (audited)",
+                f"epsilon = {_fmt_up(self.epsilon)}, delta = {_fmt(self.delta)} "
+                "(certified upper bound on epsilon)",
+            )
+        if math.isinf(self.epsilon):
+            return (
+                "Privacy loss (audited)",
+                f"epsilon = inf ({audit}): no finite pure epsilon; pass delta= for an (ε, δ) guarantee",
+            )
+        return ("Privacy loss (audited)", f"epsilon = {_fmt(self.epsilon)} ({audit})")
 
     def __str__(self):
         rows = self.rows()
@@ -162,6 +184,19 @@ def _fmt(v):
     except (TypeError, ValueError):
         return str(v)
     return f"{f:.6g}"
+
+
+def _fmt_up(v):
+    """``v`` to 6 significant digits rounded upwards: a privacy parameter is never printed below its value."""
+    f = float(v)
+    if not math.isfinite(f) or f <= 0:
+        return _fmt(f)
+    if float(_fmt(f)) >= f:
+        return _fmt(f)
+    d = Decimal(f)
+    return _fmt(
+        float(d.quantize(Decimal(1).scaleb(d.adjusted() - 5), rounding=ROUND_CEILING))
+    )
 
 
 def _fmt_count(v):
@@ -262,7 +297,15 @@ def _worst_integers(mechanism, low, high):
 
 
 def release_card(
-    mechanism, x, *, sensitivity, level=0.95, randomize=False, rng=None, increasing=None
+    mechanism,
+    x,
+    *,
+    sensitivity,
+    level=0.95,
+    randomize=False,
+    rng=None,
+    increasing=None,
+    delta=None,
 ):
     """The release card of one release ``x`` of ``mechanism``.
 
@@ -278,6 +321,11 @@ def release_card(
         Confidence level of the interval.
     randomize, rng, increasing : keyword-only
         As in :func:`dpbook.confidence_interval`.
+    delta : float, keyword-only
+        ``0 <= δ < 1``: the card states (ε, δ) with ``ε =`` :func:`dpbook.epsilon_for_delta` ``(mechanism,
+        sensitivity, δ)``, on its upper side (certified).  ``None`` or 0: the pure ε
+        (:func:`dpbook.privacy_loss`); for a family with no finite pure ε (the Gaussian ones) the card says so
+        and points to ``delta=``.
 
     Returns
     -------
@@ -286,7 +334,9 @@ def release_card(
     Raises
     ------
     ValueError
-        For a non-scalar or bad ``x``, a bad ``level`` or ``sensitivity`` (naming the parameter).
+        For a non-scalar or bad ``x``, a bad ``level``, ``sensitivity`` or ``delta`` (naming the parameter).
+    NotImplementedError
+        With a ``delta``, for a family :func:`dpbook.privacy_profile` does not cover.
 
     Examples
     --------
@@ -298,17 +348,33 @@ def release_card(
     90% interval              [0, 0.74258] (exact coverage)
     >>> card._repr_html_().startswith("<table")
     True
+    >>> from dpbook import Gaussian
+    >>> print(str(release_card(Gaussian(2.0), 0.3, sensitivity=1.0)).splitlines()[3])
+    Privacy loss (audited)    epsilon = inf (exact): no finite pure epsilon; pass delta= for an (ε, δ) guarantee
+    >>> card = release_card(Gaussian(2.0), 0.3, sensitivity=1.0, delta=1e-5)
+    >>> print(str(card).splitlines()[3])
+    Privacy (ε, δ) (audited)  epsilon = 1.9931, delta = 1e-05 (certified upper bound on epsilon)
     """
 
     xa = check.finite_array("x", x)
     if xa.ndim != 0:
         raise ValueError(f"x must be one released value, got shape {xa.shape}")
-    delta = check.positive("sensitivity", sensitivity)
+    sens = check.positive("sensitivity", sensitivity)
+    if delta is not None:
+        delta = check.nonnegative("delta", delta)
+        if not delta < 1:
+            raise ValueError(f"delta must be < 1, got {delta!r}")
     ci = confidence_interval(
         mechanism, xa, level, randomize=randomize, rng=rng, increasing=increasing
     )
     lower, upper = (float(t) for t in mechanism.domain)
-    report = privacy_report(mechanism, delta, domain=(lower, upper))
+    report = privacy_report(mechanism, sens, domain=(lower, upper))
+    epsilon, exact = float(report.epsilon), bool(report.exact)
+    if delta:  # (ε, δ): the smallest ε the certified profile allows
+        epsilon = float(
+            epsilon_for_delta(mechanism, sens, delta, domain=(lower, upper))
+        )
+        exact = False
     worst_bias, worst_mse, how, certified = _worst(
         mechanism, float(ci.low), float(ci.high)
     )
@@ -317,9 +383,9 @@ def release_card(
         parameters=_parameters(mechanism),
         lower=lower,
         upper=upper,
-        sensitivity=delta,
-        epsilon=float(report.epsilon),
-        epsilon_exact=bool(report.exact),
+        sensitivity=sens,
+        epsilon=epsilon,
+        epsilon_exact=exact,
         release=float(xa),
         interval=ci,
         worst_abs_bias=worst_bias,
@@ -327,4 +393,5 @@ def release_card(
         worst_method=how,
         certified=certified,
         integer=bool(mechanism.integer_valued),
+        delta=float(delta or 0.0),
     )

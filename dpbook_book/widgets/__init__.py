@@ -29,14 +29,20 @@ published page offers and at which values; the others stay at their defaults the
 The views themselves live in one module per part of the book: ``bounded``, ``studies``,
 ``nonnegative``, ``normalized``, ``choosing`` and ``peers``, ``bounds`` (where the bounds come
 from: the clipping trade-off), ``histograms`` (the exact bias of each cell of a post-processed
-three-cell histogram), and ``topdown`` (who pays: the misallocation of a fund shared in
-proportion to released counts).  Nothing in :mod:`dpbook` imports this package.
+three-cell histogram), ``topdown`` (who pays: the misallocation of a fund shared in
+proportion to released counts), ``profiles`` (privacy profiles δ(ε) of the bounded Laplace
+releases), ``gaussian`` (Laplace or Gaussian noise for k clamped releases under one (ε, δ)), and
+``bounded_noise`` (Geng et al.'s truncated Laplacian against the analytic Gaussian at one (ε, δ)).
+Nothing in :mod:`dpbook` imports this package.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass, field
+
+import numpy as np
 
 #: every registered view, by name
 VIEWS: dict = {}
@@ -58,6 +64,7 @@ LABELS = {
     "q2": "q₂",
     "n": "n",
     "i": "i",
+    "width": "range width w",
 }
 
 
@@ -113,6 +120,19 @@ class View:
     def fixed(self):
         """The controls the static page holds at their defaults (registered, but not on the grid)."""
         return [k for k in self.controls if k not in self.grid]
+
+
+def positive_epsilon(epsilon):
+    """``epsilon`` as a float, or a ``ValueError`` naming it unless it is a finite number ``> 0`` (not a bool):
+    the check every view with an ε control makes of it."""
+    if not (
+        isinstance(epsilon, (int, float, np.number))
+        and not isinstance(epsilon, bool)
+        and math.isfinite(epsilon)
+        and epsilon > 0
+    ):
+        raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
+    return float(epsilon)
 
 
 def _numeric(values):

@@ -18,7 +18,7 @@ import numpy as np
 import dpbook
 from dpbook_book.plotting import COLORS, figure
 
-from . import view
+from . import positive_epsilon, view
 
 __all__ = [
     "METHODS",
@@ -63,16 +63,6 @@ _STYLE = {
 }
 
 
-def _epsilon(epsilon):
-    if not (
-        isinstance(epsilon, (int, float, np.number))
-        and math.isfinite(epsilon)
-        and epsilon > 0
-    ):
-        raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
-    return float(epsilon)
-
-
 def lab_counts(max_count=10, per_count=AREAS_PER_COUNT):
     """The lab's true counts: ``per_count`` areas at each count ``0, …, max_count`` (int64 array)."""
     for name, value, low in (("max_count", max_count, 0), ("per_count", per_count, 1)):
@@ -89,7 +79,7 @@ def count_mechanisms(epsilon):
     """The per-area methods at ``ε`` (scale ``1/ε``): raw, clamped, conditioned, and the two least-bias
     maps of :func:`dpbook.least_count_bias` (integer outputs): the closed-form ``φ*`` and the one
     with an unbiased tail."""
-    b = 1.0 / _epsilon(epsilon)
+    b = 1.0 / positive_epsilon(epsilon)
     least = dpbook.least_count_bias(b, integer=True)
     return {
         "raw": dpbook.DiscreteLaplace(b),
@@ -120,7 +110,7 @@ def lab_table(epsilon=0.5, max_count=10):
             float(math.sqrt(var.sum() + bias.sum() ** 2)),
             float(np.max(np.abs(mech.bias(np.arange(max_count + 1))))),
         )
-    b = 1.0 / _epsilon(epsilon)
+    b = 1.0 / positive_epsilon(epsilon)
     out["total"] = (
         dpbook.clamped_sum_bias(b, int(q.sum()), q.size),
         out["raw"][1],
@@ -135,7 +125,7 @@ def draw_least_bias(epsilon=0.5):
     Top: the maps ``k ↦ φ(k)`` (least-bias ``φ*``, clamping, the identity).  Bottom: their exact biases
     over the true count, with the band ``±B*`` of the theorem and the conditioned release.
     """
-    b = 1.0 / _epsilon(epsilon)
+    b = 1.0 / positive_epsilon(epsilon)
     star = dpbook.optimal_count_postprocessing(b)
     B = dpbook.least_count_bias(b).value
     t = star.window - 1

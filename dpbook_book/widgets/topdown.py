@@ -11,14 +11,13 @@ module only draws.
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
 import dpbook
 from dpbook_book.plotting import COLORS, figure
 
-from . import view
+from . import positive_epsilon, view
 
 __all__ = ["AREAS", "FUNDS", "POSTS", "misallocation_table", "draw_misallocation"]
 
@@ -47,17 +46,6 @@ _COLOR = {
 }
 
 
-def _epsilon(epsilon):
-    if not (
-        isinstance(epsilon, (int, float, np.number))
-        and not isinstance(epsilon, bool)
-        and math.isfinite(epsilon)
-        and epsilon > 0
-    ):
-        raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
-    return float(epsilon)
-
-
 def _threshold(threshold):
     if (
         isinstance(threshold, bool)
@@ -76,7 +64,7 @@ def misallocation_table(epsilon=1.0, threshold=0):
     noise at ``ε`` (scale ``1/ε``), the fund :data:`FUNDS` and the eligibility threshold ``τ``;
     the simplex projections hold the true total fixed (it is public).
     """
-    mechanism = dpbook.DiscreteLaplace(1.0 / _epsilon(epsilon))
+    mechanism = dpbook.DiscreteLaplace(1.0 / positive_epsilon(epsilon))
     counts = np.array(AREAS, dtype=np.int64)
     out = {}
     for post in POSTS:

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import dpbook
 from dpbook import epsilon_for_delta, pair_profile, privacy_loss, privacy_profile
@@ -236,26 +237,24 @@ def test_bad_delta(bad):
 @pytest.mark.parametrize(
     ("mech", "reason"),
     [
-        (dpbook.CroftLaplace(1.0, 1.0), "scale varies"),
-        (dpbook.LogLaplace(1.0), "centre"),
-        (dpbook.DiscreteLaplace(1.0), "infinite support"),
-        (
-            dpbook.PostProcessed(1.0, np.abs, breakpoints=(0.0,)),
-            "not described exactly",
-        ),
+        (dpbook.Restricted(stats.logistic), "Laplace and normal bases"),
+        (dpbook.Restricted(stats.t(df=3)), "Laplace and normal bases"),
     ],
-    ids=["croft", "log-laplace", "discrete-laplace", "post-processed"],
+    ids=["restricted-logistic", "restricted-t"],
 )
 def test_not_covered(mech, reason):
+    """Bases that are not Laplace-shaped: no description, as for privacy_loss (the other families are covered:
+    tests/audit/test_profile_coverage.py)."""
     with pytest.raises(NotImplementedError, match=reason):
         privacy_profile(mech, 1.0, 0.5)
 
 
 def test_discrete_infinite_domain():
-    with pytest.raises(NotImplementedError, match="finite domain"):
-        privacy_profile(
-            dpbook.DiscreteBIT(1.0, lower=0, upper=5), 1, 0.5, domain=(-math.inf, 5)
-        )
+    """An infinite domain: the law freezes beyond the support's ends (tests/audit/test_profile_coverage.py)."""
+    mech = dpbook.DiscreteBIT(1.0, lower=0, upper=5)
+    assert privacy_profile(mech, 1, 0.5, domain=(-math.inf, 5)) == privacy_profile(
+        mech, 1, 0.5, domain=(-60, 5)
+    )
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ centres and the roots of ``log p1 - log p2 = ε``) plus its own atoms (``atoms``
 a profile must satisfy; the Laplace mechanism against its closed form.
 """
 
+import dataclasses
 import math
 import re
 import warnings
@@ -98,6 +99,8 @@ def quad_profile(mech, q1, q2, eps):
         return logp(t, q1) - logp(t, q2) - eps
 
     centres = [float(desc.center(q)) for q in (q1, q2)]
+    # a support that moves with the centre (bounded noise): its ends are where the integrand jumps
+    ends = [c + e for c in centres for e in desc.noise_support if math.isfinite(e)]
     reach = (
         800 if desc.shape == "laplace" else 40
     )  # the densities vanish beyond (e^{-800}, e^{-800})
@@ -105,7 +108,7 @@ def quad_profile(mech, q1, q2, eps):
     total = 0.0
     if eps < math.inf:
         for a, b in desc.pieces:
-            pts = sorted({a, b} | {c for c in centres if a < c < b})
+            pts = sorted({a, b} | {c for c in centres + ends if a < c < b})
             if pts[0] == -math.inf:
                 pts[0] = min(pts[1], min(centres)) - far
             if pts[-1] == math.inf:
@@ -194,6 +197,11 @@ def test_profile_identities(case):
                 )
         second = {x: float(p) for x, p in mech.atoms(q2)}
         alone = sum(float(p) for x, p in mech.atoms(q1) if second.get(x, 0.0) == 0)
+        desc = dpbook.describe(mech)
+        if desc.noise_support != (-math.inf, math.inf):  # and outside a moving support
+            c2 = float(desc.center(q2))
+            alone += float(mech.cdf(c2 + desc.noise_support[0], q1))
+            alone += float(mech.sf(c2 + desc.noise_support[1], q1))
         assert float(lower[-1]) <= alone <= float(upper[-1])
         assert float(upper[-1]) <= alone * (1 + 1e-12)
 
@@ -292,12 +300,22 @@ def test_refusals():
             1.0,
             0.5,
         )
+    # (an infinite support with a kernel_rate: tests/audit/test_profile_coverage.py)
     with pytest.raises(NotImplementedError, match="finite support"):
-        pair_profile(dpbook.DiscreteLaplace(1.0), 0.0, 1.0, 0.5)
+        pair_profile(_NoKernelRate(), 0.0, 1.0, 0.5)
     with pytest.raises(ValueError, match="q1 must be integers"):
         pair_profile(dpbook.DiscreteBIT(1.0, lower=0, upper=5), 0.5, 1.0, 0.5)
     with pytest.raises(ValueError, match="mechanism"):
         pair_profile("Laplace", 0.0, 1.0, 0.5)
+
+
+class _NoKernelRate(AuditOnly):
+    """The discrete Laplace law on the integers described without its ``kernel_rate`` theorem: an infinite
+    support that pair_profile cannot sum."""
+
+    def privacy_description(self):
+        desc = dpbook.DiscreteLaplace(1.0).privacy_description()
+        return dataclasses.replace(desc, kernel_rate=None)
 
 
 class _HalfAtom(AuditOnly):

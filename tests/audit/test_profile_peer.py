@@ -35,8 +35,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_module
 import dpbook
 from dpbook import pair_loss, pair_profile, privacy_profile
 from dpbook.design.gaussian import gaussian_delta
-
-PLD = pld_module.PrivacyLossDistribution
+from dpbook_book.peers import pld_bracket
 
 #: dp_accounting's loss grid
 _H = 1e-4
@@ -46,61 +45,6 @@ _BINS = 4000
 _TAIL = 1e-18
 #: the rounding of the bin masses and of dp_accounting's sum (it cancels ``Σ P1 - e^ε Σ P1 e^{-L}``)
 _ATOL, _RTOL = 1e-13, 1e-9
-
-
-def _atoms(mech, q):
-    return {float(t): float(m) for t, m in mech.atoms(q)}
-
-
-def _mass(mech, q, edges, atoms):
-    """``P_q`` of the continuous part on each ``(edges[i], edges[i + 1]]``: cdf differences on the left,
-    sf differences on the right (no cancellation in either tail), the atoms inside taken out."""
-    cdf, sf = mech.cdf(edges, q), mech.sf(edges, q)
-    left = cdf[1:] - cdf[:-1]
-    right = sf[:-1] - sf[1:]
-    mass = np.where(cdf[1:] <= 0.5, left, right)
-    for t, m in atoms.items():
-        inside = (edges[:-1] < t) & (t <= edges[1:])
-        mass = np.where(inside, mass - m, mass)
-    return np.maximum(mass, 0.0)
-
-
-def _window(mech, q1, q2):
-    """Outputs outside ``[lo, hi]`` have probability below ``_TAIL`` under both laws (one tail each)."""
-    lo = min(mech.ppf(_TAIL, q1), mech.ppf(_TAIL, q2))
-    hi = max(mech.isf(_TAIL, q1), mech.isf(_TAIL, q2))
-    return float(lo), float(hi)
-
-
-def _bins(mech, q1, q2, bins):
-    """``[(edges, is_tail), ...]``: each piece of the density's range (cut to the window) split evenly."""
-    desc = dpbook.describe(mech)
-    pieces = desc.pieces
-    lo, hi = _window(mech, q1, q2)
-    cut = [(max(a, lo), min(b, hi)) for a, b in pieces]
-    cut = [(a, b) for a, b in cut if a < b]
-    total = sum(b - a for a, b in cut)
-    # half the bins again where the log-ratio moves: within 4 scales of the two centres
-    centres = [float(desc.center(np.array(q, dtype=float))) for q in (q1, q2)]
-    s = float(desc.scale(np.array(q1, dtype=float)))
-    near = (min(centres) - 4 * s, max(centres) + 4 * s)
-    out = []
-    for a, b in cut:
-        n = max(8, round(bins / 2 * (b - a) / total))
-        edges = np.linspace(a, b, n + 1)
-        x, y = max(a, near[0]), min(b, near[1])
-        if x < y:
-            edges = np.union1d(edges, np.linspace(x, y, bins // (2 * len(cut)) + 1))
-        out.append((edges, False))
-    if pieces[0][0] < lo:  # the tails beyond the window
-        out.append((np.array([-math.inf, lo]), True))
-    if pieces[-1][1] > hi:
-        out.append((np.array([hi, math.inf]), True))
-    return out
-
-
-def _add(pmf, key, mass):
-    pmf[key] = pmf.get(key, 0.0) + mass
 
 
 def bracket(mech, q1, q2, *, bins=_BINS, h=_H):
@@ -116,49 +60,7 @@ def bracket(mech, q1, q2, *, bins=_BINS, h=_H):
             )
             for p in (False, True)
         )
-    a1, a2 = _atoms(mech, q1), _atoms(mech, q2)
-    opt, pess = {}, {}
-    inf_opt = inf_pess = 0.0
-    for t, m1 in a1.items():  # each atom: its exact loss
-        m2 = a2.get(t, 0.0)
-        if m1 == 0:
-            continue
-        if m2 == 0:
-            inf_opt += m1
-            inf_pess += m1
-            continue
-        loss = math.log(m1) - math.log(m2)
-        _add(opt, math.floor(loss / h), m1)
-        _add(pess, math.ceil(loss / h), m1)
-    for edges, tail in _bins(mech, q1, q2, bins):
-        p1, p2 = _mass(mech, q1, edges, a1), _mass(mech, q2, edges, a2)
-        with np.errstate(divide="ignore"):
-            loss_bin = np.log(p1) - np.log(p2)
-        if tail:
-            inf_pess += float(p1.sum())
-        else:
-            # the log-ratio at the bin ends (its extremes on the bin: it is monotone in the output)
-            ends = mech.logpdf(edges, q1) - mech.logpdf(edges, q2)
-            lmax = np.maximum(ends[:-1], ends[1:])
-            assert np.isfinite(lmax).all()
-            for m, lm in zip(p1, lmax):
-                if m > 0:
-                    _add(pess, math.ceil(lm / h), float(m))
-        for m, lb, m2 in zip(p1, loss_bin, p2):
-            if m == 0:
-                continue
-            if m2 == 0:
-                inf_opt += float(m)
-            else:
-                _add(opt, math.floor(lb / h), float(m))
-    return (
-        PLD.create_from_rounded_probability(
-            opt, inf_opt, h, pessimistic_estimate=False
-        ),
-        PLD.create_from_rounded_probability(
-            pess, inf_pess, h, pessimistic_estimate=True
-        ),
-    )
+    return pld_bracket(mech, q1, q2, bins=bins, h=h, tail=_TAIL)
 
 
 def _delta(pld, eps):

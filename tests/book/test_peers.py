@@ -410,3 +410,56 @@ def test_count_helpers_bad_input():
         peers.folded_law(1.0, 0, 0.25, 3)
     with pytest.raises(ValueError, match="x and y"):
         peers.two_sample_chi2([], [1, 2])
+
+
+@pytest.mark.parametrize(
+    "mech, q1, q2",
+    [
+        (dpbook.BIT(10.0, lower=0.0, upper=5.0), 2.0, 3.0),
+        (dpbook.Truncated(1.0, lower=0.0), 1.35, 0.35),
+    ],
+)
+def test_pld_bracket_holds_the_exact_pair_profile(mech, q1, q2):
+    """Chapter 24's peer: dp_accounting's PLDs built from dpbook's laws bracket pair_profile, narrowly."""
+    optimistic, pessimistic = peers.pld_bracket(mech, q1, q2)
+    loss = dpbook.pair_loss(mech, q1, q2)
+    eps = np.linspace(0.0, 1.2 * loss, 25)
+    exact = np.asarray(dpbook.pair_profile(mech, q1, q2, eps))
+    low = np.asarray(optimistic.get_delta_for_epsilon(eps))
+    high = np.asarray(pessimistic.get_delta_for_epsilon(eps))
+    assert np.all(low <= exact + 1e-13) and np.all(exact <= high + 1e-13)
+    assert np.max(high - low) <= 0.02 * exact[0]
+    # composed: the optimistic value stays below the pessimistic one
+    k = 5
+    low_k = optimistic.self_compose(k, tail_mass_truncation=0.0).get_delta_for_epsilon(
+        eps
+    )
+    high_k = pessimistic.self_compose(k).get_delta_for_epsilon(eps)
+    assert np.all(np.asarray(low_k) <= np.asarray(high_k) + 1e-13)
+
+
+def test_pld_bracket_bad_input():
+    with pytest.raises(ValueError, match="q1"):
+        peers.pld_bracket(dpbook.Laplace(1.0), math.nan, 1.0)
+    with pytest.raises(ValueError, match="h"):
+        peers.pld_bracket(dpbook.Laplace(1.0), 0.0, 1.0, h=0.0)
+
+
+def test_peer_gaussian_scale_is_the_sigma_of_the_sampler():
+    """Chapter 26: the σ read from diffprivlib's Gaussians is what they sample with, and what they claim."""
+    from diffprivlib import mechanisms as dpl
+
+    classical = dpl.Gaussian(epsilon=0.5, delta=1e-5, sensitivity=2.0)
+    want = 2.0 * math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5
+    assert peers.peer_gaussian_scale(classical) == pytest.approx(want, rel=1e-14)
+    analytic = dpl.GaussianAnalytic(
+        epsilon=1.0, delta=1e-5, sensitivity=1.0, random_state=7
+    )
+    sigma = peers.peer_gaussian_scale(analytic)
+    assert sigma == pytest.approx(analytic.variance(0.0) ** 0.5, rel=1e-14)
+    assert sigma == pytest.approx(dpbook.analytic_gaussian_scale(1.0, 1e-5), rel=1e-9)
+    n = 4000
+    z = np.array([analytic.randomise(0.0) for _ in range(n)])
+    assert abs(np.mean(z**2) - sigma**2) < 5 * np.std(z**2, ddof=1) / math.sqrt(n)
+    with pytest.raises(ValueError, match="mech"):
+        peers.peer_gaussian_scale(dpl.Laplace(epsilon=1.0, sensitivity=1.0))

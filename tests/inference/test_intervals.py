@@ -56,6 +56,7 @@ def family_instances():
         "Gaussian": dpbook.Gaussian(1.3),
         "GaussianBIT": dpbook.GaussianBIT(1.0, lower=0.0, upper=2.0),
         "GaussianTruncated": dpbook.GaussianTruncated(1.0, lower=0.0, upper=2.0),
+        "TruncatedLaplaceNoise": dpbook.TruncatedLaplaceNoise(0.8, 2.0),
     }
 
 

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
 import dpbook
 
@@ -170,3 +170,65 @@ def test_count_card_with_an_empty_randomized_set():
     assert empty and len(empty) < len(cards)
     assert "50% interval              empty (exact coverage)" in str(empty[0])
     assert math.isnan(empty[0].worst_mse) and "empty" in empty[0].worst_method
+
+
+# --- (ε, δ): the card with a delta ---------------------------------------------------------------------
+
+
+def test_card_with_delta_states_epsilon_and_delta():
+    """The Gaussian: ε is epsilon_for_delta (on its upper side: Balle–Wang's δ(ε) at it is at most δ, and
+    within 1e-8 of the exact root), the card shows (ε, δ) and never prints ε below its value."""
+    mech = dpbook.Gaussian(2.0)
+    card = dpbook.release_card(mech, 0.3, sensitivity=1.0, level=0.9, delta=1e-5)
+    assert card.delta == 1e-5 and not card.epsilon_exact
+    assert card.epsilon == dpbook.epsilon_for_delta(mech, 1.0, 1e-5)
+    root = optimize.brentq(
+        lambda e: dpbook.gaussian_delta(2.0, e) - 1e-5, 0.1, 10.0, xtol=1e-14
+    )
+    assert dpbook.gaussian_delta(2.0, card.epsilon) <= 1e-5
+    assert card.epsilon == pytest.approx(root, rel=1e-8)
+    text, page = str(card), card._repr_html_()
+    assert "Privacy (ε, δ)" in text and "delta = 1e-05" in text
+    assert "Privacy (ε, δ)" in page and "delta = 1e-05" in page
+    printed = float(re.search(r"epsilon = ([0-9.e+-]+),", text).group(1))
+    assert card.epsilon <= printed <= card.epsilon * (1 + 1e-5)
+    # a finite pure loss: δ lowers ε
+    clamped = dpbook.GaussianBIT(0.5, lower=0.0, upper=1.0)
+    card = dpbook.release_card(clamped, 0.3, sensitivity=1.0, delta=1e-5)
+    assert card.epsilon < dpbook.privacy_loss(clamped, 1.0)
+    assert dpbook.privacy_profile(clamped, 1.0, card.epsilon) <= 1e-5
+
+
+def test_card_without_delta_for_an_infinite_pure_loss_points_to_delta():
+    for mech in (
+        dpbook.Gaussian(1.0),
+        dpbook.GaussianBIT(1.0, lower=0.0, upper=math.inf),
+        dpbook.GaussianTruncated(1.0, lower=0.0, upper=math.inf),
+    ):
+        card = dpbook.release_card(mech, 0.5, sensitivity=1.0)
+        assert math.isinf(card.epsilon) and card.delta == 0.0
+        assert "no finite pure epsilon; pass delta=" in str(card)
+        assert "pass delta=" in card._repr_html_()
+
+
+def test_delta_zero_is_the_pure_card():
+    mech = dpbook.Truncated(0.2, lower=0.0, upper=1.0)
+    pure = dpbook.release_card(mech, 0.3, sensitivity=0.1)
+    zero = dpbook.release_card(mech, 0.3, sensitivity=0.1, delta=0.0)
+    assert zero == pure and zero.delta == 0.0 and "(ε, δ)" not in str(zero)
+
+
+@pytest.mark.parametrize("delta", [-1e-5, 1.0, math.nan, "0.1"])
+def test_bad_delta(delta):
+    with pytest.raises(ValueError, match="delta"):
+        dpbook.release_card(dpbook.Gaussian(1.0), 0.5, sensitivity=1.0, delta=delta)
+
+
+def test_privacy_numbers_are_printed_upwards():
+    from dpbook.inference.reporting import _fmt_up
+
+    rng = np.random.default_rng(20)
+    for v in np.exp(rng.uniform(-20, 20, 2000)):
+        assert float(_fmt_up(v)) >= v
+        assert float(_fmt_up(v)) <= v * (1 + 1e-5)
+    assert _fmt_up(0.1) == "0.1" and _fmt_up(math.inf) == "inf"
