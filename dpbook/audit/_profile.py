@@ -1035,7 +1035,15 @@ def epsilon_for_delta(mechanism, sensitivity, delta, *, domain=None, neighbours=
             k = int(ok[0])
             hi = float(grid[k])
             lo = float(grid[k - 1]) if k > 0 else lo
-    return hi
+    # certified by the call a user makes, privacy_profile at this one ε (a search over many ε shares a larger
+    # budget, so its bound at an ε may be tighter than the one-ε search's): step up until that holds too
+    step = max(hi - lo, 1e-10 * hi)
+    for _ in range(64):
+        if float(profile(hi)) <= d:
+            return hi
+        hi += step
+        step *= 2.0
+    return math.inf
 
 
 def _audited_loss(mechanism, sensitivity, domain, neighbours=None):

@@ -102,8 +102,10 @@ def test_brute_force(seed, monkeypatch):
         # rounded in floats may be an ulp of u more than Δ apart, worth ~1e-16 of δ)
         assert (upper >= floor * (1 - 1e-12) - 1e-15).all(), (name, upper, floor)
         assert (lower <= upper).all()
-        # not above the best pair by more than the stated slack (and the grid's resolution, 1e-3)
-        assert (upper - brute <= (upper - lower) + 1e-3 * upper).all(), (
+        # not above the best pair by more than the stated slack (and the grid's resolution: 1e-3 relative, and
+        # 1e-4 of the profile's top near the loss, where δ is small and moves fastest along the edge)
+        grid_error = 1e-3 * upper + 1e-4 * upper.max()
+        assert (upper - brute <= (upper - lower) + grid_error).all(), (
             name,
             upper,
             lower,
