@@ -16,3 +16,14 @@ settings.load_profile("dpbook")
 # importlib mode would otherwise load a module given by its path (``pytest dpbook/x.py tests/...``) a
 # second time, and a test's monkeypatch would reach one copy while the library calls the other.
 import dpbook  # noqa: E402, F401
+
+
+def pytest_configure(config):
+    # the chapters nbval runs are kept in the build's execution cache (_ext/dpbook_site/nbval_cache.py)
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
+    from dpbook_site.nbval_cache import NbvalCache
+
+    config.pluginmanager.register(NbvalCache(), "dpbook-nbval-cache")

@@ -411,11 +411,46 @@ for (const r of axe._audit.rules) {
     .map(c => (c && c.impact) || 'critical');
   if (impacts.length && Math.max(...impacts.map(i => rank[i] ?? 3)) <= 1) off[r.id] = {enabled: false};
 }
-axe.run(document, {resultTypes: ['violations'], rules: off}).then(
-  (r) => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
-                              impact: n.impact}))}))),
-  (e) => done({error: String(e)}));
+const report = (r) => r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+  nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
+                            impact: n.impact}))}));
+// color-contrast leaves out the code blocks' tokens (_CODE_CONTRAST_JS checks each of their colours once)
+(async () => {
+  const rest = await axe.run(document, {resultTypes: ['violations'],
+                                        rules: {...off, 'color-contrast': {enabled: false}}});
+  const contrast = await axe.run({include: [['html']], exclude: [['.highlight']]},
+                                 {resultTypes: ['violations'], runOnly: {type: 'rule', values: ['color-contrast']}});
+  done([...report(rest), ...report(contrast)]);
+})().catch((e) => done({error: String(e)}));
+"""
+
+# The colours of the code blocks' tokens against their block's background (WCAG's contrast ratio, at least
+# 4.5:1 for text of normal size), each distinct pair of colours once.  axe-core's color-contrast rule does
+# not visit the code blocks: it weighs each of their thousands of token spans alone (half of axe's time on a
+# chapter, for the few colours of one highlighting style).
+_CODE_CONTRAST_JS = r"""
+const parse = (c) => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return null;
+  const v = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+const over = (top, bottom) => [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+const background = (el) => { const layers = [];
+  for (let a = el; a; a = a.parentElement) { const c = parse(getComputedStyle(a).backgroundColor);
+    if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
+  return layers.reverse().reduce((b, t) => over(t, b), [255, 255, 255, 1]); };
+const lum = (c) => { const f = (x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+const seen = new Map();
+for (const el of document.querySelectorAll('.highlight span, .highlight pre')) {
+  const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+  if (!own || el.getClientRects().length === 0) continue;
+  const bg = background(el), fg = over(parse(getComputedStyle(el).color), bg);
+  const key = fg.join() + '|' + bg.join();
+  if (seen.has(key)) continue;
+  const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+  seen.set(key, {ratio: (hi + 0.05) / (lo + 0.05), cls: el.className || el.tagName.toLowerCase(),
+                 text: el.textContent.trim().slice(0, 40), fg: fg.slice(0, 3).map(Math.round).join(),
+                 bg: bg.slice(0, 3).map(Math.round).join()});
+}
+return Array.from(seen.values());
 """
 
 
@@ -868,6 +903,15 @@ def inspect_page(
         "javascript",
         [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"],
     )
+    add(
+        "code-contrast",
+        [
+            f"code token {c['text']!r} ({c['cls']}): rgb({c['fg']}) on rgb({c['bg']}) is "
+            f"{c['ratio']:.2f}:1 (at least 4.5:1)"
+            for c in driver.execute_script(_CODE_CONTRAST_JS)
+            if c["ratio"] < 4.5
+        ],
+    )
     # axe last, once the page's own requests are read: its CSSOM preload fetches the theme's
     # `@import "../basic.css"` against the page's URL (a 404 of axe's, not of the page)
     if axe_source is not None:
@@ -1004,6 +1048,8 @@ BROKEN_BODY = r"""
 <div style="overflow: hidden; width: 200px"><p><code style="white-space: nowrap">classroom.check("ch02-ex-scale",
   [1.95, 1.61, 1.27, 1.11, 0.99])</code></p></div>
 <div class="cell_output"><table><tr><td style="width: 40px">a long cell that wraps</td></tr></table></div>
+<div class="highlight" style="background: #fefefe"><pre><span class="n" style="color: #080808">x</span>
+<span class="c1" style="color: #b0b0b0"># a pale comment</span></pre></div>
 <script src="heavy.js"></script>
 """
 BROKEN_HEAD = '<link rel="stylesheet" href="missing.css">'
@@ -1016,6 +1062,8 @@ CLEAN_BODY = r"""
 <img src="plot.png" alt="The bias of clamping against the true count, for three scales" width="40" height="40">
 <div class="cell_output"><img src="big-text.png" alt="The variance of truncation against the scale"></div>
 <p><code>classroom.check("ch02-ex-scale", [1.95, 1.61])</code></p>
+<div class="highlight" style="background: #fefefe"><pre><span class="n" style="color: #080808">x</span>
+<span class="c1" style="color: #515151"># a comment</span></pre></div>
 """
 
 #: (kind, what the report must name): one per deliberate fault of the broken page
@@ -1043,6 +1091,7 @@ BROKEN_FAULTS = [
     ("javascript", "missing.css"),
     ("axe", "image-alt"),
     ("axe", "color-contrast"),
+    ("code-contrast", "'# a pale comment' (c1): rgb(176,176,176) on rgb(254,254,254)"),
 ]
 
 

@@ -7,12 +7,15 @@ stage.  This tool executes them in parallel, one kernel per core, exactly as the
 of ``_config.yml``, the kernels' encrypted transport), and stores each executed notebook in the
 same cache (``<path-output>/_build/.jupyter_cache/<library hash>``, see
 ``_ext/dpbook_site/cache.py``).  The build that follows then finds every chapter cached and
-executes nothing; a chapter already in the cache is not executed again.
+executes nothing; a chapter already in the cache is not executed again.  The README's test command
+leaves there every chapter it ran whole (``_ext/dpbook_site/nbval_cache.py``), so after it this tool
+executes only what the tests did not run, and reports the seconds the cache recorded for the rest.
 
     python tools/execute_book.py [--path-output DIR] [--jobs N] [--budget SECONDS] [CHAPTER ...]
 
 It prints each chapter's execution seconds and the wall time, and exits with 2 when a chapter fails
-to execute, 1 (with ``--budget``) when one took longer than the budget, else 0.
+to execute, 1 (with ``--budget``) when one took longer than the budget (its own runs' seconds, or those
+recorded in the cache), else 0.
 """
 
 from __future__ import annotations
@@ -30,26 +33,13 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "_ext"))
 
+from dpbook_site import cache as site_cache  # noqa: E402
 from dpbook_site.cache import encrypt_kernel_transport, library_hash  # noqa: E402
 
 
 def chapters(root: Path = ROOT) -> list[Path]:
     """The notebooks of ``_toc.yml``, in its order (the build's ``only_build_toc_files``)."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    files = []
-
-    def walk(entry):
-        if isinstance(entry, dict):
-            if "file" in entry:
-                files.append(entry["file"])
-            for value in entry.values():
-                if isinstance(value, list):
-                    for item in value:
-                        walk(item)
-
-    walk(toc)
-    paths = [root / f"{f}.ipynb" for f in files]
-    return [p for p in paths if p.is_file()]
+    return site_cache.chapters(root)
 
 
 def execution_settings(root: Path = ROOT) -> dict:
@@ -109,20 +99,30 @@ def main(argv=None) -> int:
 
     settings = execution_settings()
     cache = get_cache(str(cache_path(args.path_output)))
-    todo = []
+    todo, cached = [], {}
     selected = {p.resolve() for p in args.only}
     for path in chapters():
         if selected and path.resolve() not in selected:
             continue
         try:
-            cache.match_cache_notebook(nbformat.read(path, as_version=4))
+            record = cache.match_cache_notebook(nbformat.read(path, as_version=4))
         except KeyError:
             todo.append(path)
+        else:
+            # executed before (by this tool, the build, or the test command: _ext/dpbook_site/nbval_cache.py)
+            cached[path.relative_to(ROOT).as_posix()] = record.data.get(
+                "execution_seconds"
+            )
     print(
         f"execute_book: {len(todo)} chapters to execute on {args.jobs} cores, "
-        f"cache {cache.path}",
+        f"{len(cached)} found executed in the cache {cache.path}",
         flush=True,
     )
+    for name, took in cached.items():
+        print(
+            f"{'?' if took is None else f'{took:.1f}':>7} s  {name} (cached)",
+            flush=True,
+        )
     start = time.perf_counter()
     seconds, failed = {}, []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
@@ -156,7 +156,9 @@ def main(argv=None) -> int:
         f"execute_book: {len(seconds)} chapters, {sum(seconds.values()):.1f} s of kernel time "
         f"in {wall:.1f} s wall on {args.jobs} cores"
     )
-    over = {k: v for k, v in seconds.items() if args.budget and v > args.budget}
+    # the budget holds for every chapter, those found in the cache too (their recorded seconds)
+    timed = {**{k: v for k, v in cached.items() if v is not None}, **seconds}
+    over = {k: v for k, v in timed.items() if args.budget and v > args.budget}
     for name, took in sorted(over.items(), key=lambda kv: -kv[1]):
         print(f"over the {args.budget:g} s budget: {name} ({took:.1f} s)")
     return 2 if failed else 1 if over else 0

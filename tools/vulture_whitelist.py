@@ -35,3 +35,9 @@ _opendp_features  # tests/interop/test_interop.py: an autouse fixture
 _.log_message  # tests/test_site.py: http.server's logging hook
 _.binary_location  # tests/test_site.py: selenium's Chrome options
 _.timeout  # tests/test_site.py: the HTTP server's per-request timeout
+_.clear_before_next_output  # _ext/dpbook_site/nbval_cache.py: nbclient's state, set as its execute_cell does
+NbvalCache  # _ext/dpbook_site/nbval_cache.py: registered by the root conftest.py
+_.pytest_runtest_setup  # _ext/dpbook_site/nbval_cache.py: pytest hooks
+_.pytest_runtest_call
+_.pytest_runtest_logreport
+_.pytest_runtest_teardown

@@ -16,6 +16,9 @@ site.  One module per concern:
     without one).
 :mod:`.cache`
     the execution cache keyed on the library's hash; the kernels' encrypted transport.
+:mod:`.nbval_cache`
+    a pytest plugin (registered by the root ``conftest.py``, not by Sphinx): the chapters the test
+    command runs through nbval are stored in that cache, so the build does not execute them again.
 :mod:`.latex`
     the print edition's fixes, and the site's page about the print edition (``print-edition.html``).
 

@@ -40,6 +40,29 @@ def library_hash(root, packages=LIBRARY_PACKAGES, files=LIBRARY_FILES) -> str:
     return digest.hexdigest()[:16]
 
 
+def chapters(root) -> list[Path]:
+    """The notebooks of ``_toc.yml`` under ``root``, in its order (the build's ``only_build_toc_files``):
+    the chapters the build executes."""
+    import yaml
+
+    root = Path(root)
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    files = []
+
+    def walk(entry):
+        if isinstance(entry, dict):
+            if "file" in entry:
+                files.append(entry["file"])
+            for value in entry.values():
+                if isinstance(value, list):
+                    for item in value:
+                        walk(item)
+
+    walk(toc)
+    paths = [root / f"{f}.ipynb" for f in files]
+    return [p for p in paths if p.is_file()]
+
+
 def on_config_inited(app, config):
     """Key the execution cache on the library: ``<build dir>/.jupyter_cache/<library_hash>``.
 
