@@ -94,8 +94,10 @@ NOT_PAGES = {
     "lite",
     "_downloads",
 }
-#: the whole book must execute within this many seconds, one chapter within PER_CHAPTER_BUDGET
-BOOK_BUDGET = 300.0
+#: the whole book must execute within this many seconds on two cores (issue 26: "under 3 minutes on this
+#: 2-core machine"), one chapter within PER_CHAPTER_BUDGET
+BOOK_BUDGET = 180.0
+BOOK_CORES = 2
 PER_CHAPTER_BUDGET = 60.0
 PAGE_TIMEOUT = 60.0
 #: how long a page may take to settle (MathJax typeset, widgets rendered)
@@ -1783,6 +1785,30 @@ def test_status_page_and_execution_budget(site):
     total = sum(t for _, t in times)
     slow = [(doc, t) for doc, t in times if t > PER_CHAPTER_BUDGET]
     assert not slow, f"chapters over {PER_CHAPTER_BUDGET:.0f} s: {slow}"
-    assert total < BOOK_BUDGET, (
-        f"the book executes in {total:.0f} s (budget {BOOK_BUDGET:.0f} s)"
+    wall = two_core_wall([t for _, t in times], BOOK_CORES)
+    assert wall < BOOK_BUDGET, (
+        f"the book executes in {wall:.0f} s on {BOOK_CORES} cores ({total:.0f} s of chapters one after "
+        f"another; budget {BOOK_BUDGET:.0f} s)"
     )
+
+
+def two_core_wall(seconds, cores):
+    """The wall time of chapters of ``seconds`` handed out largest first to whichever of ``cores`` is free (as
+    ``tools/execute_book.py`` does): at least their sum over the cores, and at least the longest."""
+    load = [0.0] * cores
+    for t in sorted(seconds, reverse=True):
+        load[load.index(min(load))] += t
+    return max(load)
+
+
+@pytest.mark.parametrize(
+    "seconds, wall",
+    [
+        ([10.0] * 4, 20.0),
+        ([30.0, 10.0, 10.0, 10.0], 30.0),
+        ([5.0, 4.0, 3.0], 7.0),
+        ([], 0.0),
+    ],
+)
+def test_two_core_wall(seconds, wall):
+    assert two_core_wall(seconds, 2) == wall

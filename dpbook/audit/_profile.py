@@ -1172,22 +1172,31 @@ def _edge_profile(desc, delta, lo, hi, eps):
     points = {}
     spent = 0
 
-    def best():
-        up, low = np.full(eps.shape, -np.inf), np.full(eps.shape, -np.inf)
-        for rec in points.values():
-            up = np.maximum(up, np.where(rec[4], np.maximum(rec[0], rec[2]), -np.inf))
-            low = np.maximum(low, np.where(rec[4], np.maximum(rec[1], rec[3]), -np.inf))
-        return up, low
+    # the best pair found at each ε (its upper and lower value), kept up as points are evaluated (each point is
+    # evaluated once at each ε)
+    best_up, best_low = np.full(eps.shape, -np.inf), np.full(eps.shape, -np.inf)
 
-    def kernel_bound(a, b):
-        """Bound (v) on a cell of ``u``: every law is within its outside mass ``β`` of the kernel's in every set of
-        outputs, so ``H(u, u + Δ) <= H_K + β(u) + e^ε β(u + Δ)`` (and the mirror image), ``H_K`` the kernel's."""
-        b1 = _outside_mass(desc, s, gaps, a + shift, b + shift)
-        b2 = _outside_mass(desc, s, gaps, a + delta + shift, b + delta + shift)
+    def best():
+        return best_up.copy(), best_low.copy()
+
+    def kernel_bounds(cells):
+        """Bound (v) on each cell ``(a, b, idx)`` of ``u`` at the ε of ``eps[idx]``: every law is within its outside
+        mass ``β`` of the kernel's in every set of outputs, so ``H(u, u + Δ) <= H_K + β(u) + e^ε β(u + Δ)`` (and
+        the mirror image), ``H_K`` the kernel's.  The cells' masses in one vectorized pass."""
+        a_ = np.array([c[0] for c in cells], dtype=float)
+        b_ = np.array([c[1] for c in cells], dtype=float)
+        b1s = _outside_mass(desc, s, gaps, a_ + shift, b_ + shift)
+        b2s = _outside_mass(desc, s, gaps, a_ + delta + shift, b_ + delta + shift)
+        out = []
         with np.errstate(over="ignore", invalid="ignore"):
-            up = (k_up + b1 + grow_all * b2) * (1 + 1e-15)
-            dn = (k_dn + b2 + grow_all * b1) * (1 + 1e-15)
-        return np.where(np.isnan(up), 1.0, up), np.where(np.isnan(dn), 1.0, dn)
+            for (_, _, idx), b1, b2 in zip(cells, b1s, b2s):
+                grow = grow_all[idx]
+                up = (k_up[idx] + b1 + grow * b2) * (1 + 1e-15)
+                dn = (k_dn[idx] + b2 + grow * b1) * (1 + 1e-15)
+                out.append(
+                    (np.where(np.isnan(up), 1.0, up), np.where(np.isnan(dn), 1.0, dn))
+                )
+        return out
 
     def evaluate_points(want):
         """Evaluate both pairs of each point ``u`` of ``want`` at ``eps[i]`` for each index array ``i`` it holds."""
@@ -1211,6 +1220,12 @@ def _edge_profile(desc, delta, lo, hi, eps):
                 2 * k : 2 * k + 2
             ]
             rec[4][idx] = True
+            best_up[idx] = np.maximum(
+                best_up[idx], np.maximum(rec[0][idx], rec[2][idx])
+            )
+            best_low[idx] = np.maximum(
+                best_low[idx], np.maximum(rec[1][idx], rec[3][idx])
+            )
 
     def bounds_of(cells, target):
         """An upper bound of ``max(H(u, u + Δ), H(u + Δ, u))`` over ``u`` in each cell ``(a, b, idx)`` (ends may
@@ -1236,6 +1251,8 @@ def _edge_profile(desc, delta, lo, hi, eps):
         d2s = iter(_drift(desc, s, a_ + delta + shift, b_ - a_))
         k1s = iter(_curvature(desc, s, a_ + shift, b_ + shift))
         k2s = iter(_curvature(desc, s, a_ + delta + shift, b_ + delta + shift))
+        outer = [c for c in cells if not inside[0] <= c[0] <= c[1] <= inside[1]]
+        kbs = iter(kernel_bounds(outer))  # β is small only away from the landmarks
         parts = []
         with np.errstate(over="ignore", invalid="ignore"):
             for a, b, idx in cells:
@@ -1269,12 +1286,10 @@ def _edge_profile(desc, delta, lo, hi, eps):
                     t_up, t_dn = np.minimum(t_up, c_up), np.minimum(t_dn, c_dn)
                 t_up = np.where(np.isnan(t_up), 1.0, t_up)  # no bound: 1 bounds any δ
                 t_dn = np.where(np.isnan(t_dn), 1.0, t_dn)
-                if (
-                    not inside[0] <= a <= b <= inside[1]
-                ):  # β is small only away from them
-                    kb_up, kb_dn = kernel_bound(a, b)
-                    t_up = np.minimum(t_up, kb_up[idx])
-                    t_dn = np.minimum(t_dn, kb_dn[idx])
+                if not inside[0] <= a <= b <= inside[1]:
+                    kb_up, kb_dn = next(kbs)
+                    t_up = np.minimum(t_up, kb_up)
+                    t_dn = np.minimum(t_dn, kb_dn)
                 found = np.maximum.reduce(
                     [np.maximum(e[0][idx], e[2][idx]) for e in ends]
                 )
@@ -1330,10 +1345,15 @@ def _edge_profile(desc, delta, lo, hi, eps):
     )  # the largest bound of any cell (at an ε) no longer searched
     found = best()[0]
     cells = []
+    outer = iter(
+        kernel_bounds(
+            [(a, b, every) for a, b in ends if not inside[0] <= a <= b <= inside[1]]
+        )
+    )
     for a, b in ends:
         bound = np.ones(eps.shape)
         if not inside[0] <= a <= b <= inside[1]:
-            bound = np.maximum(*kernel_bound(a, b))
+            bound = np.maximum(*next(outer))
         open_ = bound > found
         settled[~open_] = np.maximum(settled[~open_], bound[~open_])
         if open_.any():
@@ -1555,20 +1575,26 @@ def _outside_mass(desc, s, gaps, c_lo, c_hi):
     """An upper bound of ``β``, the kernel's mass outside the pieces, over every centre in ``[c_lo, c_hi]``.
 
     A gap's mass under a kernel centred outside it falls as the centre moves away (the kernel is unimodal
-    and symmetric), so it is largest at the centre nearest the gap; 1 when a centre lies in the gap."""
-    total = 0.0
+    and symmetric), so it is largest at the centre nearest the gap; 1 when a centre lies in the gap.
+    ``c_lo`` and ``c_hi`` may be arrays (one bound per cell, in one vectorized pass); floats give a float."""
+    scalar = np.ndim(c_lo) == 0 and np.ndim(c_hi) == 0
+    c_lo, c_hi = np.broadcast_arrays(
+        np.asarray(c_lo, dtype=float), np.asarray(c_hi, dtype=float)
+    )
+    total = np.zeros(c_lo.shape)
+    hit = np.zeros(c_lo.shape, bool)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         for x, y in gaps:
-            if c_hi >= x and c_lo <= y:
-                return 1.0
-            c = c_hi if c_hi < x else c_lo
+            hit |= (c_hi >= x) & (c_lo <= y)
+            c = np.where(c_hi < x, c_hi, c_lo)
             if desc.shape == "laplace":
-                mass = math.exp(float(_piece_log_mass(c, s, x, y)))
+                mass = np.exp(_piece_log_mass(c, s, x, y))
             else:
                 value, err = _log_normal_mass((x - c) / s, (y - c) / s)
-                mass = math.exp(float(value) + float(err))
-            total += mass
-    return min(total * (1 + 1e-9), 1.0)
+                mass = np.exp(value + err)
+            total += np.where(hit, 0.0, mass)
+        out = np.where(hit, 1.0, np.minimum(total * (1 + 1e-9), 1.0))
+    return float(out) if scalar else out
 
 
 def _discrete_profile(desc, delta, lo, hi, eps, name):

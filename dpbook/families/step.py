@@ -327,12 +327,14 @@ class StepPostProcessed(Mechanism):
                 k = np.zeros(u.shape, dtype=np.intp)
                 for cut in cuts:
                     k += u > cut
-                x = np.multiply(u, -2.0)
+                x = u  # the tail's draws, computed in the uniforms' own block
+                x *= -2.0
                 x += 2.0  # 2 - 2u in (0, 2], exactly
                 np.log(x, out=x)
                 x *= -b
                 x += lead
-                return np.where(k == last, x, np.take(v, k, mode="clip"))
+                np.copyto(x, np.take(v, k, mode="clip"), where=k != last)
+                return x
 
         else:
 

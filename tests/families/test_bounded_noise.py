@@ -291,3 +291,33 @@ def test_unsupported_moving_supports_are_refused():
         dpbook.privacy_profile(OneSided(1.0, 2.0), 1.0, 0.5)
     with pytest.raises(ValueError, match="noise_support"):
         dataclasses.replace(desc, noise_support=(1.0, 1.0))
+
+
+@pytest.mark.parametrize(
+    "scale, bound",
+    [
+        (1.3, 4.0),
+        (2.0, 0.5),
+        (1.0, 1.0 / 16),  # the sampler's switch to logarithms
+        (1.0, 0.0624),  # just below it: in units of A
+        (1e300, 1.0),
+        (1e-300, 1e-299),
+        (1.0, 1e300),
+        (1e300, 1e300),
+    ],
+)
+def test_draws_are_the_quantiles_of_their_uniforms(scale, bound):
+    """Each draw lies between the quantiles (``ppf``) of its uniform ``u`` moved by ``2^-52`` either way (the
+    uniforms' own grid is ``2^-53``), up to the logarithm's rounding near 0 (``λ 2^-51``).  A Generator's uniforms
+    are one stream, so ``rng.random(n)`` of the same seed are the draws' own."""
+    m = TruncatedLaplaceNoise(scale, bound)
+    n = 40_000
+    u = np.random.default_rng(7).random(n)
+    draws = m.sample(0.0, n, rng=np.random.default_rng(7))
+    low = m.ppf(np.maximum(u - 2.0**-52, 0.0), 0.0)
+    high = m.ppf(np.minimum(u + 2.0**-52, 1.0), 0.0)
+    slack = np.minimum(scale * 2.0**-51, m.bound * 2.0**-46) + 4 * np.spacing(
+        np.maximum(np.abs(low), np.abs(high))
+    )
+    assert np.all(draws >= low - slack), float(np.max((low - draws) / slack))
+    assert np.all(draws <= high + slack), float(np.max((draws - high) / slack))
