@@ -1134,6 +1134,17 @@ def _edge_hypotheses(desc, name):
         )
 
 
+def _bare_kernel(desc):
+    """``desc``'s kernel alone: on the whole line, no atoms, no normalizer (the law of ``q + c + Z``)."""
+    return dataclasses.replace(
+        desc,
+        pieces=((-math.inf, math.inf),),
+        atoms=(),
+        log_norm=None,
+        log_norm_ratio=None,
+    )
+
+
 def _edge_profile(desc, delta, lo, hi, eps):
     """``(upper, lower)`` of the supremum over the edge, for finite ε below the loss (the method of
     :func:`privacy_profile`)."""
@@ -1149,13 +1160,7 @@ def _edge_profile(desc, delta, lo, hi, eps):
     ulo, uhi = lo, hi - delta
     grid, remote = _edge_grid(desc, delta, ulo, uhi, [])
     # the kernel's own divergence at Δ, both directions (translation invariant: the pairs (0, Δ), (Δ, 0))
-    kernel = dataclasses.replace(
-        desc,
-        pieces=((-math.inf, math.inf),),
-        atoms=(),
-        log_norm=None,
-        log_norm_ratio=None,
-    )
+    kernel = _bare_kernel(desc)
     (k_up, _), (k_dn, _) = _evaluate(kernel, [(0.0, delta), (delta, 0.0)], eps)
     # a kernel whose outside mass the atoms hold is a post-processing (a clamp) of q + c + Z: no pair of it
     # exceeds the kernel's own divergence at Δ

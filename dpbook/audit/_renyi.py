@@ -24,7 +24,6 @@ Rényi-DP curve of the mechanism) and :func:`composed_profile` converts ``k`` ti
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -33,7 +32,13 @@ from .._kernels import validation as check
 from .._kernels.arrays import _identity
 from .._kernels.gaussian import _K, _LOG_SQRT_2PI, _log_normal_mass
 from ._discrete import discrete_pair_loss
-from ._profile import _edge_hypotheses, _gaps, _integer_pairs, _outside_mass
+from ._profile import (
+    _bare_kernel,
+    _edge_hypotheses,
+    _gaps,
+    _integer_pairs,
+    _outside_mass,
+)
 from ._search import (
     _edge_grid,
     _interval,
@@ -548,13 +553,7 @@ def _edge_renyi(desc, delta, lo, hi, a, name):
     grid, _ = _edge_grid(desc, delta, ulo, uhi, [])
     s = float(np.asarray(desc.scale(np.array(0.0))))
     shift = 0.0 if desc.center_shift is None else float(desc.center_shift)
-    kernel = dataclasses.replace(
-        desc,
-        pieces=((-math.inf, math.inf),),
-        atoms=(),
-        log_norm=None,
-        log_norm_ratio=None,
-    )
+    kernel = _bare_kernel(desc)
     d_ker = _evaluate(kernel, [(0.0, delta)], a, name)[0][0]
     clamp = (
         desc.log_norm is None
