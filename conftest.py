@@ -24,6 +24,7 @@ def pytest_configure(config):
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
-    from dpbook_site.nbval_cache import NbvalCache
+    from dpbook_site.nbval_cache import NbvalCache, available
 
-    config.pluginmanager.register(NbvalCache(), "dpbook-nbval-cache")
+    if available():
+        config.pluginmanager.register(NbvalCache(), "dpbook-nbval-cache")

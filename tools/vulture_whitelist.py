@@ -41,3 +41,4 @@ _.pytest_runtest_setup  # _ext/dpbook_site/nbval_cache.py: pytest hooks
 _.pytest_runtest_call
 _.pytest_runtest_logreport
 _.pytest_runtest_teardown
+available  # _ext/dpbook_site/nbval_cache.py: called by the root conftest.py

@@ -12,14 +12,19 @@ does), with its execution seconds, kernel start included.  A chapter with a fail
 deselected cell is not stored; ``execute_book.py`` then executes it, and the build matches nothing
 it did not execute itself or see executed whole.
 
-nbval and nbclient differ only in who reads the messages, not in what the kernel is asked: the
-notebook's own kernel, in the notebook's folder, each cell's source sent as one ``execute_request``.
+nbval and nbclient then differ only in who reads the messages, not in what the kernel is asked: the
+notebook's own kernel, in the notebook's folder, each cell's source sent as one ``execute_request``
+as nbclient sends it (``store_history=True``: nbval's own ``False`` has IPython number every cell alike
+and show the value of a last line ended by ``;``, which it decides by reading the history).
+
+The test workers share the cache's SQLite database, one writer at a time under a POSIX file lock
+(``fcntl``); where there is none (Windows) the plugin is not registered and the build executes the
+chapters itself.
 """
 
 from __future__ import annotations
 
 import copy
-import fcntl
 import time
 from pathlib import Path
 
@@ -104,6 +109,8 @@ def store(path: Path, nb, seconds: float, root: Path = ROOT) -> None:
 
     folder = root / "_build" / ".jupyter_cache"
     folder.mkdir(parents=True, exist_ok=True)
+    import fcntl  # (available(): the plugin is registered only where it is)
+
     # one writer at a time (the test workers share the cache's SQLite database)
     with open(folder / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -114,6 +121,15 @@ def store(path: Path, nb, seconds: float, root: Path = ROOT) -> None:
             check_validity=False,
             overwrite=True,
         )
+
+
+def available() -> bool:
+    """Whether the plugin can run here: POSIX file locks for the shared cache (not on Windows)."""
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 class NbvalCache:
