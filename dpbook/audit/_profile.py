@@ -228,17 +228,9 @@ def _epsilon(epsilon):
 # --- the densities ---------------------------------------------------------------------------------
 
 
-def _density(desc, q1, q2, pair, eps):
-    """``(Σ over segments of ∫_A (p1 - e^ε p2), a bound on its rounding error)`` at each slot ``(pair[k], eps[k])``
-    (0 at ε = inf): each pair's segment table is built once, then every (segment, slot) is evaluated, a chunk
-    at a time, and summed by slot."""
-    value = np.zeros(eps.shape)
-    err = np.zeros(eps.shape)
-    finite = np.isfinite(
-        eps
-    )  # at ε = inf the densities (positive on every piece) add nothing
-    if not finite.any() or not desc.pieces:
-        return value, err
+def _pair_numbers(desc, q1, q2):
+    """A description's numbers at each pair ``(q1[j], q2[j])`` (1-D arrays of floats): the kernels' centres
+    and scales, ``log N(q1)``, ``log N(q1) - log N(q2)`` and its error, and the centres' rounding."""
     m1, m2 = _per_pair(desc.center, q1), _per_pair(desc.center, q2)
     s1, s2 = _per_pair(desc.scale, q1), _per_pair(desc.scale, q2)
     n1 = (
@@ -258,6 +250,21 @@ def _density(desc, q1, q2, pair, eps):
         if desc.center is _identity
         else np.spacing(np.abs(m1)) + np.spacing(np.abs(m2))
     )
+    return m1, m2, s1, s2, n1, nr, nr_err, centre_err
+
+
+def _density(desc, q1, q2, pair, eps):
+    """``(Σ over segments of ∫_A (p1 - e^ε p2), a bound on its rounding error)`` at each slot ``(pair[k], eps[k])``
+    (0 at ε = inf): each pair's segment table is built once, then every (segment, slot) is evaluated, a chunk
+    at a time, and summed by slot."""
+    value = np.zeros(eps.shape)
+    err = np.zeros(eps.shape)
+    finite = np.isfinite(
+        eps
+    )  # at ε = inf the densities (positive on every piece) add nothing
+    if not finite.any() or not desc.pieces:
+        return value, err
+    m1, m2, s1, s2, n1, nr, nr_err, centre_err = _pair_numbers(desc, q1, q2)
     laplace = desc.shape == "laplace"
     rows, owner, scalars = [], [], []
     for j in range(q1.size):
@@ -342,24 +349,8 @@ def _laplace_flat_rows(table, per_pair):
         w = v - u
         direction = np.where(r == u, 1.0, -1.0)
         rho1, rho2 = direction * -sig1 / s1, direction * -sig2 / s2
-        up = np.maximum(rho2, 0.0) - np.maximum(rho1, 0.0)
-        h = np.where(up == 0, 0.0, up * w)
-        skew = s1 != s2
-        if skew.any():
-            h = h + np.where(
-                skew, _log_exp_integral(w, s2) - _log_exp_integral(w, s1), 0.0
-            )
+        h, h_err = _shift_log(rho1, rho2, w, s1, s2)
         lam_raw = _piece_log_mass(0.0, s1, u, v)
-        h_err = _K * (
-            np.abs(h) + (np.abs(rho1) + np.abs(rho2)) * np.where(np.isfinite(w), w, 0.0)
-        )
-        if skew.any():
-            h_err = h_err + np.where(
-                skew,
-                _K
-                * (np.abs(_log_exp_integral(w, s1)) + np.abs(_log_exp_integral(w, s2))),
-                0.0,
-            )
         out = [u < v, lr, lr_err, h, lam_raw - n1, h_err]
         out += [_K * (2.0 + np.abs(lam_raw) + np.abs(n1)), lc_err, 1 / s1, s2]
         for end in (u, v):
@@ -376,6 +367,27 @@ def _laplace_flat_rows(table, per_pair):
                 move * move * p1,
             ]
     return out
+
+
+def _shift_log(rho1, rho2, w, s1, s2):
+    """``h``, the log-ratio's change across a segment of width ``w`` entered with log-slopes ``rho1``, ``rho2``
+    (the integral's shift in the exponent, the two scales' integrals where they differ), and its rounding
+    allowance: the one home of both for :func:`_laplace_flat_rows` and :func:`_laplace_terms`."""
+    up = np.maximum(rho2, 0.0) - np.maximum(rho1, 0.0)
+    h = np.where(up == 0, 0.0, up * w)
+    skew = s1 != s2
+    if skew.any():
+        h = h + np.where(skew, _log_exp_integral(w, s2) - _log_exp_integral(w, s1), 0.0)
+    h_err = _K * (
+        np.abs(h) + (np.abs(rho1) + np.abs(rho2)) * np.where(np.isfinite(w), w, 0.0)
+    )
+    if skew.any():
+        h_err = h_err + np.where(
+            skew,
+            _K * (np.abs(_log_exp_integral(w, s1)) + np.abs(_log_exp_integral(w, s2))),
+            0.0,
+        )
+    return h, h_err
 
 
 def _laplace_flat_terms(fixed, e):
@@ -470,13 +482,7 @@ def _laplace_terms(table, per_pair, e):
         # log-slopes of p1, p2 going from the reference end into A
         direction = np.where(ref_low, 1.0, -1.0)
         rho1, rho2 = direction * -sig1 / s1, direction * -sig2 / s2
-        up = np.maximum(rho2, 0.0) - np.maximum(rho1, 0.0)
-        h = np.where(up == 0, 0.0, up * w)
-        skew = s1 != s2
-        if skew.any():
-            h = h + np.where(
-                skew, _log_exp_integral(w, s2) - _log_exp_integral(w, s1), 0.0
-            )
+        h, h_err = _shift_log(rho1, rho2, w, s1, s2)
         x_raw = g + h
         x = np.minimum(x_raw, 0.0)
         lam_raw = _piece_log_mass(0.0, s1, lo, hi)
@@ -488,16 +494,6 @@ def _laplace_terms(table, per_pair, e):
             lr_err + _K * (e + np.abs(lr) + np.abs(beta) * (np.abs(cut) + np.abs(r))),
             lr_err + _K * e,
         )
-        h_err = _K * (
-            np.abs(h) + (np.abs(rho1) + np.abs(rho2)) * np.where(np.isfinite(w), w, 0.0)
-        )
-        if skew.any():
-            h_err = h_err + np.where(
-                skew,
-                _K
-                * (np.abs(_log_exp_integral(w, s1)) + np.abs(_log_exp_integral(w, s2))),
-                0.0,
-            )
         x_err = g_err + h_err
         lam_err = _K * (2.0 + np.abs(lam_raw) + np.abs(n1))
         c_err = _product_error(c, lam, x, lam_err, x_err)

@@ -29,7 +29,6 @@ import math
 import numpy as np
 
 from .._kernels import validation as check
-from .._kernels.arrays import _identity
 from .._kernels.gaussian import _K, _LOG_SQRT_2PI, _log_normal_mass
 from ._discrete import discrete_pair_loss
 from ._profile import (
@@ -38,11 +37,11 @@ from ._profile import (
     _gaps,
     _integer_pairs,
     _outside_mass,
+    _pair_numbers,
 )
 from ._search import (
     _edge_grid,
     _interval,
-    _log_norm_ratio,
     _moving_support,
     _moving_support_check,
     _pair,
@@ -231,28 +230,7 @@ def _sum_terms(terms, a):
 def _continuous_terms(desc, q1, q2, a):
     """The terms ``(v, e)``, shaped ``(pairs, terms, orders)``, of a :class:`PrivacyDescription`: each segment's
     ``log ∫ p1^α p2^(1-α) / (α - 1)`` and each atom's."""
-    m1, m2 = (
-        np.broadcast_to(np.asarray(desc.center(q), dtype=float), q.shape)
-        for q in (q1, q2)
-    )
-    s1, s2 = (
-        np.broadcast_to(np.asarray(desc.scale(q), dtype=float), q.shape)
-        for q in (q1, q2)
-    )
-    n1 = (
-        np.broadcast_to(np.asarray(desc.log_norm(q1), dtype=float), q1.shape)
-        if desc.log_norm is not None
-        else np.zeros(q1.shape)
-    )
-    nr, nr_err = (
-        np.broadcast_to(np.asarray(v, dtype=float), q1.shape)
-        for v in _log_norm_ratio(desc, q1, q2)
-    )
-    centre_err = (
-        np.zeros(q1.shape)
-        if desc.center is _identity
-        else np.spacing(np.abs(m1)) + np.spacing(np.abs(m2))
-    )
+    m1, m2, s1, s2, n1, nr, nr_err, centre_err = _pair_numbers(desc, q1, q2)
     # per pair (axis 0), per segment (axis 1), per order (axis 2)
     col = [x[:, None, None] for x in (m1, m2, s1, s2, n1, nr, nr_err, centre_err)]
     pieces = np.array(sorted(desc.pieces), dtype=float).reshape(-1, 2)
