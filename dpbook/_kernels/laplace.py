@@ -11,6 +11,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
+from .arrays import _bound_in_place
+
 __all__ = ["laplace_log_mass"]
 
 #: below this the lower incomplete gamma difference is the accurate one, above it the upper one
@@ -91,7 +93,7 @@ def _offsets_in_place(t, scale, floor=RESOLUTION, out=None):
     w = np.abs(t, out=np.empty_like(t))
     np.subtract(1.0, w, out=w)
     if floor:
-        np.maximum(w, floor, out=w)  # (w <= 1: a clip to [floor, 1])
+        _bound_in_place(w, floor)  # (w <= 1: a clip to [floor, 1])
     np.log(w, out=w)
     w = np.copysign(w, t, out=w if out is None else out)
     if np.ndim(scale) or scale != 1.0:
@@ -303,7 +305,7 @@ def _quantile_in_place(p, c, scale, lower, upper, floor=RESOLUTION):
         p += start
         w = _offsets_in_place(p, scale, floor)
         w += c
-        np.clip(w, lower, upper, out=w)
+        _bound_in_place(w, lower, upper)
     if short.any():
         w = np.array(w, dtype=float)
         w[short] = _short_quantile(fraction, *coefficients)
@@ -371,29 +373,38 @@ def _piece_table(c, scale, lower, upper, slot, mass):
 def _piece_quantile_in_place(p, k, table, scale, floor=RESOLUTION):
     """:func:`_quantile_in_place` for a mixture of pieces: point ``i`` of ``p`` is uniform on the slot of piece
     ``k[i]`` of the :class:`_PieceTable` ``table``, computed once.  Each piece's values are looked up per
-    point with 1-D takes (a 2-D take of the stacked table costs twice as much); the per-point bounds are
-    applied with ``np.maximum``/``np.minimum``, several times faster than ``np.clip`` with array bounds."""
+    point with 1-D takes (a 2-D take of the stacked table costs twice as much) in ``mode="clip"``, which
+    skips the bounds check (``k`` is a piece index by construction) and costs less than half the default's
+    time, into one scratch block; the per-point bounds are applied with ``np.maximum``/``np.minimum``, several
+    times faster than ``np.clip`` with array bounds."""
     t = table
-    p -= t.slot.take(k)
+    scratch = np.empty_like(p)
+
+    def pick(column):
+        return column.take(k, mode="clip", out=scratch)
+
+    p -= pick(t.slot)
     if t.short.all():  # every piece short: nothing else is needed
-        p /= t.mass.take(k)
-        return _short_quantile(p, *(v.take(k) for v in t.coefficients))
-    short = t.short.take(k) if t.short.any() else None
+        p /= pick(t.mass)
+        return _short_quantile(p, *(v.take(k, mode="clip") for v in t.coefficients))
+    short = t.short.take(k, mode="clip") if t.short.any() else None
     if short is not None and short.any():
-        fraction = p[short] / t.mass.take(k)[short]
-        coefficients = [v.take(k)[short] for v in t.coefficients]
+        fraction = p[short] / pick(t.mass)[short]
+        coefficients = [v.take(k, mode="clip")[short] for v in t.coefficients]
     else:
         short = None
-    p *= t.ratio.take(k)
+    p *= pick(t.ratio)
     if not floor:
-        full, start, a, b = (v.take(k) for v in (t.full, t.start, t.a, t.b))
+        full, start, a, b = (
+            v.take(k, mode="clip") for v in (t.full, t.start, t.a, t.b)
+        )
         w = _exact_offsets(p, start, full, a, b, scale)
     else:
-        p += t.start.take(k)
+        p += pick(t.start)
         w = _offsets_in_place(p, scale, floor, out=p)
-    w += t.c.take(k)
-    np.maximum(w, t.lower.take(k), out=w)
-    np.minimum(w, t.upper.take(k), out=w)
+    w += pick(t.c)
+    np.maximum(w, pick(t.lower), out=w)
+    np.minimum(w, pick(t.upper), out=w)
     if short is not None:
         w[short] = _short_quantile(fraction, *coefficients)
     return w

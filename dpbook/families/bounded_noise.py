@@ -36,7 +36,7 @@ import numpy as np
 from scipy import special
 
 from .._kernels import validation as check
-from .._kernels.arrays import _FromLogTails
+from .._kernels.arrays import _bound_in_place, _FromLogTails
 from .._kernels.gaussian import _log1mexp
 from .._kernels.laplace import _g
 from .._kernels.sampling import _BLOCK, _uniform_blocks
@@ -263,7 +263,7 @@ class TruncatedLaplaceNoise(_FromLogTails, Mechanism):
                 w *= -lam
             else:
                 w *= factor * _log1p_rel(-c * w)
-            np.minimum(w, a, out=w)
+            _bound_in_place(w, upper=a)
             np.copysign(w, t, out=t)
             t += qb
             return t

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .._kernels.arrays import _compact
+from .._kernels.arrays import _bound_in_place, _compact
 from .._kernels.inversion import _laplace_root
 from .._kernels.laplace import (
     _clip_parts,
@@ -218,7 +218,7 @@ class BIT(IntervalMechanism):
             t -= 1.0
             x = _offsets_in_place(t, b, out=t)
             x += q
-            return np.clip(x, lower, upper, out=x)
+            return _bound_in_place(x, lower, upper)
 
         return _uniform_blocks(rng, shape, _compact(q), draw)
 

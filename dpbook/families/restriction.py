@@ -13,10 +13,11 @@ import numpy as np
 from scipy import special, stats
 
 from .._kernels import validation as check
-from .._kernels.arrays import _below, _compact, _float, _invert_cdf
+from .._kernels.arrays import _below, _bound_in_place, _compact, _float, _invert_cdf
 from .._kernels.gaussian import (
     _log_cdf_ratio,
     _normal_reflected,
+    _normal_strip_draws,
     _normal_tail_excess,
 )
 from .._kernels.sampling import _uniform_blocks
@@ -644,9 +645,10 @@ class Restricted(Mechanism):
 
         Laplace and normal bases take a direct route (the laws are the same): Laplace is
         :class:`dpbook.Truncated` on ``[0, inf)``; for the normal, ``Z >= c`` is sampled as ``-ndtri(u Φ(-c))``,
-        one ``ndtri`` per draw, except for one cut at or left of the mean, sampled from one of numpy's normals a
-        draw, reflected or redrawn below the cut (:func:`_normal_reflected`), and one cut far right of it, by
-        exact rejection from exponential proposals (:func:`_normal_tail_excess`).  A logistic base has a closed
+        one ``ndtri`` per draw, except for one cut: many draws at a cut within 8 standard deviations by exact
+        rejection from strips (``dpbook._kernels.gaussian._normal_strips``), fewer at or left of the mean from one
+        of numpy's normals a draw, reflected or redrawn below the cut (:func:`_normal_reflected`), and far right
+        of it by exact rejection from exponential proposals (:func:`_normal_tail_excess`).  A logistic base has a closed
         form (:meth:`_logistic_draws`); a Student t base with 3 degrees of freedom and one true value is sampled
         by ratio of uniforms (:func:`_t3_excess`), exactly and without a special function; any other base maps
         the uniforms to the base's quantiles once, vectorized (:meth:`_inverse_draws`)."""
@@ -660,6 +662,13 @@ class Restricted(Mechanism):
                 )
             with np.errstate(over="ignore"):
                 cut = np.clip(-(q + loc) / scale, -1e300, 1e300)
+            if cut.size == 1:  # many draws at one cut: the strips where they apply
+                size, lead = math.prod(shape), (q + loc).item()
+                z = _normal_strip_draws(
+                    rng, size, cut.item(), math.inf, lead, scale, 0.0, math.inf
+                )
+                if z is not None:
+                    return z.reshape(shape)
             if cut.size == 1 and not 0.0 < cut.item() < _NORMAL_RIGHT:
                 # one cut at or left of the mean: numpy's normals; far right: exponentials
                 c, size = cut.item(), math.prod(shape)
@@ -681,7 +690,7 @@ class Restricted(Mechanism):
                         z = special.ndtri(u, out=u)
                         z *= -scale
                         z += lead
-                        return np.maximum(z, 0.0, out=z)
+                        return _bound_in_place(z, 0.0)
 
                     return _uniform_blocks(rng, shape, q, draw)
                 u = np.asarray(
@@ -1200,7 +1209,7 @@ def _t3_excess(rng, size, cut):
                 x -= y
                 w &= x >= 0.0  # right of the cut
                 x /= v
-        x = np.compress(w, x)
+        x = x[w]
         got = min(x.size, size - filled)
         if sheared:
             x *= _SQRT3
