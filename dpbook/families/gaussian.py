@@ -41,7 +41,6 @@ from .._kernels.gaussian import (
     _normal_between,
     _normal_between_each,
     _normal_reflected,
-    _normal_strip_draws,
     _normal_tail_excess,
     _normal_tail_excess_each,
     _robert_rate,
@@ -50,6 +49,7 @@ from .._kernels.gaussian import (
     _uniform_frame_each,
 )
 from .._kernels.inversion import _gaussian_root
+from .._kernels.strips import _normal_strip_draws
 from ..audit.description import PrivacyDescription, corner_pairs
 from ..mechanism import IntervalMechanism, Mechanism
 
@@ -518,7 +518,7 @@ def _one_value_draws(rng, q, scale, lower, upper, size):
     expected cost (proposal cost over acceptance rate, ``_COST_*``), in the frame around ``c = clip(q)`` of
     :mod:`dpbook._kernels.gaussian` (``T`` of density ``∝ e^{-dt - t²/2}`` on ``[-A, B]``, mirrored so that an
     infinite side is ``B``).  Many draws (``_STRIP_MIN``) on a range not flat to the doubles, with an end within 8
-    standard deviations of ``q``, take the strips (:func:`dpbook._kernels.gaussian._normal_strips`: about numpy's
+    standard deviations of ``q``, take the strips (:mod:`dpbook._kernels.strips`: about numpy's
     normal pace, 0.995 of the proposals kept).  Fewer: a true value inside a one-sided range takes one normal a draw
     (:func:`dpbook._kernels.gaussian._normal_reflected`: cheaper than each of the others); else the cheapest of
 

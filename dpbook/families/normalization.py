@@ -22,6 +22,8 @@ The paper's ``σ`` is dpbook's ``scale`` (``b``) and its ``ΔF`` is ``sensitivit
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
@@ -39,6 +41,7 @@ from .._kernels.laplace import (
     _truncated_moments_units,
 )
 from .._kernels.sampling import _uniform_blocks
+from .._kernels.strips import _laplace_strip_draws
 from ..audit.description import PrivacyDescription, corner_pairs, union_description
 from ..mechanism import Mechanism
 
@@ -327,10 +330,26 @@ class _NormalizedFamily(Mechanism):
         return [q, *self._lo[np.isfinite(self._lo)], *self._hi[np.isfinite(self._hi)]]
 
     def _sample(self, q, shape, rng):
-        """Inverse cdf of one uniform per draw (:func:`_ppf`); for one true value the piece table is computed once
-        and, for a mixture, the uniforms are drawn and mapped block by block (``dpbook._kernels.sampling``)."""
+        """For one true value and ``2^16`` draws or more, exact rejection from the strips of
+        :mod:`dpbook._kernels.strips` (no logarithm on 99% of the draws); else the inverse cdf of one uniform per
+        draw (:func:`_ppf`): for one true value the piece table is computed once and, for a mixture, the uniforms
+        are drawn and mapped block by block (``dpbook._kernels.sampling``)."""
         q = _compact(q) if np.ndim(q) else q
         scale = self._scale(q)
+        if np.size(q) == 1:  # many draws: the strips (dpbook._kernels.strips)
+            at = float(
+                _hull(np.asarray(q, dtype=float).reshape(()), self._lo, self._hi)
+            )
+            x = _laplace_strip_draws(
+                rng,
+                math.prod(shape),
+                at,
+                float(np.reshape(scale, ())),
+                self._lo,
+                self._hi,
+            )
+            if x is not None:
+                return x.reshape(shape)
         if np.size(q) == 1:
             quantiles, blocks = _quantile_map(q, scale, self._lo, self._hi, RESOLUTION)
             if blocks:

@@ -17,10 +17,10 @@ from .._kernels.arrays import _below, _bound_in_place, _compact, _float, _invert
 from .._kernels.gaussian import (
     _log_cdf_ratio,
     _normal_reflected,
-    _normal_strip_draws,
     _normal_tail_excess,
 )
 from .._kernels.sampling import _uniform_blocks
+from .._kernels.strips import _normal_strip_draws
 from ..audit.description import PrivacyDescription, corner_pairs, union_description
 from ..families.truncation import Truncated
 from ..mechanism import Mechanism
@@ -646,7 +646,7 @@ class Restricted(Mechanism):
         Laplace and normal bases take a direct route (the laws are the same): Laplace is
         :class:`dpbook.Truncated` on ``[0, inf)``; for the normal, ``Z >= c`` is sampled as ``-ndtri(u Φ(-c))``,
         one ``ndtri`` per draw, except for one cut: many draws at a cut within 8 standard deviations by exact
-        rejection from strips (``dpbook._kernels.gaussian._normal_strips``), fewer at or left of the mean from one
+        rejection from strips (:mod:`dpbook._kernels.strips`), fewer at or left of the mean from one
         of numpy's normals a draw, reflected or redrawn below the cut (:func:`_normal_reflected`), and far right
         of it by exact rejection from exponential proposals (:func:`_normal_tail_excess`).  A logistic base has a closed
         form (:meth:`_logistic_draws`); a Student t base with 3 degrees of freedom and one true value is sampled

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, special, stats
+from scipy import integrate, special
 
 from dpbook._kernels import gaussian as g
 
@@ -263,106 +263,3 @@ def test_robert_proposals_bounded_above(cut, top):
     d, a = (cut, 0.0) if cut > 0 else (0.0, -cut)
     # the excess is T + a in the frame of the cut
     assert _ks(x - a, _frame_cdf(d, a, top - a)) > 1e-4
-
-
-# --- the strips (many draws of the normal law on a range) ------------------------------------------------------
-
-STRIP_RANGES = [
-    (-0.5, 1.5),  # the mean inside, every strip flat
-    (-0.5, np.inf),  # an open end: curved strips and Marsaglia's tail
-    (0.0, np.inf),
-    (-np.inf, 0.4),  # the open end on the left (mirrored strips)
-    (-3.0, -1.0),  # all left of the mean
-    (2.5, 3.0),
-    (5.0, np.inf),  # right of the mean, far
-    (-7.9, 8.0),  # curved strips on both sides
-    (0.3, 0.3 + 1e-9),  # narrow: every strip flat and nearly every proposal sure
-]
-
-
-def _range_cdf(lo, hi):
-    if lo >= 0:  # upper tails: no rounding to 1
-        s_lo, s_hi = special.ndtr(-lo), special.ndtr(-hi)
-        return lambda z: (s_lo - special.ndtr(-np.clip(z, lo, hi))) / (s_lo - s_hi)
-    p_lo, p_hi = special.ndtr(lo), special.ndtr(hi)
-    return lambda z: (special.ndtr(np.clip(z, lo, hi)) - p_lo) / (p_hi - p_lo)
-
-
-@pytest.mark.parametrize("lo, hi", STRIP_RANGES)
-def test_strips_draw_the_normal_law_on_the_range(lo, hi):
-    """The kept proposals against the exact cdf (KS), within the range, and the envelope's rate as computed: the
-    share of proposals kept, within 5 standard errors, counted by a spy on the decisions."""
-    t = g._strip_table(lo, hi)
-    assert t is not None and 0.99 < t.rate <= 1.0
-    assert np.all(t.gamma >= 0) and t.gamma.min() == 0.0
-    x = g._normal_strips(np.random.default_rng(40), 200_000, t, 0.0, 1.0, lo, hi)
-    assert x.shape == (200_000,) and x.min() >= lo and x.max() <= hi
-    assert _ks(x, _range_cdf(lo, hi)) > 1e-4
-
-
-@pytest.mark.parametrize("lo, hi", [(-0.5, 1.5), (-0.5, np.inf), (-7.9, 8.0)])
-def test_strips_with_every_decision_by_a_fresh_uniform(monkeypatch, lo, hi):
-    """``sure`` only decides early what ``V <= e^{-h}`` decides: with no proposal sure (and the 11-bit tables made
-    useless) every proposal is decided by a fresh uniform, and the law is the same; scaled, shifted, mirrored and
-    clipped to the range it maps to, in rounds of 7 proposals (so that the chunks and the refills of dropped
-    places are many)."""
-    t = g._strip_table(lo, hi)
-    slow = t._replace(sure=np.zeros_like(t.sure))
-    monkeypatch.setattr(g, "_SURE_KEEP", np.full(g._CELLS, -1.0))
-    monkeypatch.setattr(g, "_SURE_DROP", np.full(g._CELLS, np.inf))
-    monkeypatch.setattr(g, "_PROPOSALS", 7)
-    y = g._normal_strips(
-        np.random.default_rng(41),
-        30_000,
-        slow,
-        2.0,
-        -3.0,
-        2.0 - 3.0 * hi,
-        2.0 - 3.0 * lo,
-    )
-    assert y.min() >= 2.0 - 3.0 * hi and y.max() <= 2.0 - 3.0 * lo
-    assert _ks((2.0 - y) / 3.0, _range_cdf(lo, hi)) > 1e-4
-
-
-def _strip_chi2(t, lo, hi, x):
-    """χ² p-value of the draws ``x`` counted per strip of the table ``t`` against the strips' exact normal masses."""
-    ends = np.sort(np.concatenate([t.near, t.near + t.width]))
-    edges = np.unique(np.clip(ends, lo, hi))
-    cdf = _range_cdf(lo, hi)
-    expected = np.diff(cdf(edges)) * x.size
-    counts = np.bincount(
-        np.searchsorted(edges, x, side="right") - 1, minlength=edges.size
-    )
-    counts = counts[: edges.size - 1]
-    keep = expected > 0
-    stat = float(np.sum((counts[keep] - expected[keep]) ** 2 / expected[keep]))
-    return stats.chi2.sf(stat, int(keep.sum()) - 1)
-
-
-@pytest.mark.parametrize("lo, hi", [(-0.5, np.inf), (-7.9, 8.0), (2.5, 3.0)])
-def test_strips_hold_their_exact_masses(lo, hi):
-    """Counted strip by strip (1,024 cells, curved and open ones included), a million draws match the strips'
-    exact masses (χ²); a table whose curved strips are taken for flat ones (their envelopes' masses then wrong,
-    the open one never kept) fails the same test."""
-    t = g._strip_table(lo, hi)
-    x = g._normal_strips(np.random.default_rng(44), 10**6, t, 0.0, 1.0, lo, hi)
-    assert _strip_chi2(t, lo, hi, x) > 1e-6
-    if t.curved.any():
-        wrong = t._replace(curved=np.zeros_like(t.curved))
-        with np.errstate(invalid="ignore"):
-            y = g._normal_strips(
-                np.random.default_rng(44), 10**6, wrong, 0.0, 1.0, lo, hi
-            )
-        assert _strip_chi2(t, lo, hi, y) < 1e-6
-
-
-def test_strip_tables_where_they_do_not_apply():
-    """No table for a range with both ends beyond 8 standard deviations or an empty range; fewer than
-    ``_STRIP_MIN`` draws do not take the route."""
-    assert g._strip_table(9.0, 10.0) is None and g._strip_table(-np.inf, -9.0) is None
-    assert g._strip_table(1.0, 1.0) is None
-    rng = np.random.default_rng(43)
-    size = g._STRIP_MIN - 1
-    assert g._normal_strip_draws(rng, size, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0) is None
-    x = g._normal_strip_draws(rng, g._STRIP_MIN, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0)
-    assert x.shape == (g._STRIP_MIN,)
