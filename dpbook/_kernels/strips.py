@@ -40,9 +40,10 @@ _STRIP_REACH = 8.0
 #: a normal strip ``[n, n + w]`` away from the mean is flat while ``n w`` is at most this, a Laplace strip while
 #: ``w/b`` is; beyond, its envelope is the exponential one (its points cost a logarithm each)
 _FLAT = 0.25
-#: the fewest draws made by strips: a table costs 0.1-0.4 ms (the last 16 are cached), 2-6 ns a draw at this
-#: size, where the strips save about as much against the other routes
-_STRIP_MIN = 2**16
+#: the fewest draws made by strips: a table costs 1-4 ms here (the last 16 of each law are cached), 4-15 ns a draw
+#: at this size, about what the strips save against the other routes; the route depends on the size only (never on
+#: what is cached), so that a seed gives the same draws whatever ran before
+_STRIP_MIN = 2**18
 
 
 class _Strips(NamedTuple):
@@ -50,8 +51,10 @@ class _Strips(NamedTuple):
     width ``width`` (pointing away from the mode; ``±inf`` for an open end), ``gamma = log(c/B_k) >= 0``, ``sure``
     (a proposal whose acceptance bits are below it is kept at once; 0: every proposal of the strip is decided by
     :func:`_strip_decisions`), ``curved`` (the exponential envelope, ``gain = 1 - e^{-rate |width|}`` its mass
-    factor), the share of proposals kept, and the law: ``"normal"`` (standard units, the mode at 0) or
-    ``"laplace"`` (the release's units, ``scale`` its ``b``)."""
+    factor; for ``"t3"`` the Pareto tail), the share of proposals kept, and the law: ``"normal"`` (standard units,
+    the mode at 0), ``"laplace"`` (the release's units, ``scale`` its ``b``) or ``"t3"`` (Student's t with 3
+    degrees of freedom in standard units, the strips placed at ``near`` from ``-offset``: the mode at ``offset``
+    from their origin, so that an excess over a cut is placed without cancelling)."""
 
     near: np.ndarray
     width: np.ndarray
@@ -62,6 +65,7 @@ class _Strips(NamedTuple):
     rate: float
     law: str
     scale: float
+    offset: float = 0.0
 
 
 def _equalize(place, log_envelope, log_mass, count):
@@ -80,7 +84,7 @@ def _equalize(place, log_envelope, log_mass, count):
     return edges
 
 
-def _finish(near, width, curved, gain, log_b, log_total, h_far, law, scale):
+def _finish(near, width, curved, gain, log_b, log_total, h_far, law, scale, offset=0.0):
     """The :class:`_Strips` from the strips' envelopes (``log_b``), the law's total log-mass (the same units) and
     each flat strip's largest ``h`` (``h_far``; ``inf`` where every proposal is to be decided in full), or ``None``
     where they would keep less than half the proposals."""
@@ -107,6 +111,7 @@ def _finish(near, width, curved, gain, log_b, log_total, h_far, law, scale):
         min(rate, 1.0),
         law,
         scale,
+        offset,
     )
 
 
@@ -338,6 +343,136 @@ def _laplace_strip_draws(rng, size, q, scale, lo, hi):
     return _strip_draws(rng, size, table, 0.0, 1.0, float(lo[0]), float(hi[-1]))
 
 
+# --- Student's t with 3 degrees of freedom right of a cut ----------------------------------------------------------
+
+#: the t(3) density's constant: ``f(w) = _T3_C (1 + w²/3)^{-2}``
+_T3_C = 2.0 / (math.pi * math.sqrt(3.0))
+
+
+def _t3_sf(t):
+    """``P(W > t)`` for t(3) and ``t >= 0``: ``(atan(√3/t) - u/(1 + u²))/π``, ``u = t/√3`` (closed form; its
+    cancellation far right, about ``u²`` ulps, is harmless here: the strips' edges and masses only set their
+    cost), ``2/(3π u³)`` beyond ``u = 10^4``."""
+    u = np.asarray(t, dtype=float) / math.sqrt(3.0)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        near = (np.arctan2(1.0, u) - u / (1.0 + u * u)) / math.pi
+        far = 2.0 / (3.0 * math.pi * u**3)
+    return np.where(u < 1e4, near, far)
+
+
+def _t3_isf(s):
+    """The ``t >= 0`` with ``P(W > t) = s`` for ``s`` in ``(0, 1/2]``: six steps of Newton's method on
+    ``log P(W > t)`` (whose slope is ``-f/S``) from the tail's ``√3 (2/(3πs))^{1/3}`` (or, near the mode, the line
+    through ``f(0)``), to a relative ``1e-9`` or so: enough for edges, which only set the strips' cost."""
+    s = np.asarray(s, dtype=float)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        tail = math.sqrt(3.0) * (2.0 / (3.0 * math.pi * s)) ** (1.0 / 3.0)
+        t = np.where(s > 0.15, (0.5 - s) / _T3_C, tail)
+        log_s = np.log(s)
+        for _ in range(6):
+            f = _T3_C / (1.0 + t * t / 3.0) ** 2
+            sf = _t3_sf(t)
+            t = np.maximum(t + (np.log(sf) - log_s) * sf / f, 0.5 * t)
+    return np.where(s >= 0.5, 0.0, t)
+
+
+def _t3_side(start, end, count):
+    """``count`` t(3) strips of ``[start, end]`` (``0 <= start < end <= inf``), as :func:`_normal_side`: flat strips,
+    and for an open end a last strip ``[a, inf)`` under the Pareto envelope ``9 _T3_C w^{-4}`` (the density's
+    asymptote, above it everywhere: ``f(w) w^4/(9 _T3_C) = (1 + 3/w²)^{-2}``), of mass ``3 _T3_C/a³``, at the ``a``
+    where that is one strip's share."""
+    s_start, s_end = float(_t3_sf(start)), float(_t3_sf(end))
+    c = (s_start - s_end) / count  # one strip's share
+    a = (3.0 * _T3_C / c) ** (1.0 / 3.0)
+    tail = count > 1 and start < a < end and math.isinf(end)
+    stop = a if tail else end
+    s_stop = float(_t3_sf(stop))
+
+    def place(f):
+        inner = _t3_isf(s_start - f * (s_start - s_stop))
+        edges = np.concatenate([[start], inner, [stop]])
+        edges = np.maximum.accumulate(np.clip(edges, start, stop))
+        return np.append(edges, end) if tail else edges
+
+    def parts(edges):
+        near, width = edges[:-1], np.diff(edges)
+        curved = np.zeros(near.size, dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_b = np.log(width) + math.log(_T3_C) - 2.0 * np.log1p(near * near / 3.0)
+            if tail:
+                curved[-1] = True
+                log_b[-1] = math.log(3.0 * _T3_C) - 3.0 * math.log(near[-1])
+        return near, width, curved, np.zeros(near.size), log_b
+
+    def log_mass(edges):
+        tails = _t3_sf(edges)
+        with np.errstate(divide="ignore"):
+            return np.log(tails[:-1] - tails[1:])[: count - tail]
+
+    edges = _equalize(
+        place, lambda e: parts(e)[4][: count - tail], log_mass, count - tail
+    )
+    return parts(edges)
+
+
+def _t3_h(y, n):
+    """``log f(n) - log f(n + y)`` for t(3): ``2 log1p(y (y + 2n)/(3 + n²))`` (no cancellation)."""
+    return 2.0 * np.log1p(y * (y + 2.0 * n) / (3.0 + n * n))
+
+
+@functools.lru_cache(maxsize=16)
+def _t3_strip_table(cut):
+    """The :class:`_Strips` of t(3) on ``[cut, inf)`` (``|cut| <= _STRIP_REACH``), placed as excesses over the cut
+    (``offset = cut``), or ``None``."""
+    if not abs(cut) <= _STRIP_REACH:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if cut >= 0:
+            mass = float(_t3_sf(cut))
+            sides = [(1.0, _t3_side(cut, math.inf, _STRIPS))]
+        else:
+            minus, plus = 0.5 - float(_t3_sf(-cut)), 0.5
+            mass = minus + plus
+            k_plus = min(max(round(_STRIPS * plus / mass), 1), _STRIPS - 1)
+            sides = [
+                (-1.0, _t3_side(0.0, -cut, _STRIPS - k_plus)),
+                (1.0, _t3_side(0.0, math.inf, k_plus)),
+            ]
+        parts = []
+        for sign, (n, w, c, g, lb) in sides:
+            order = slice(None, None, -1) if sign < 0 else slice(None)
+            parts.append(
+                (sign * n[order], sign * w[order], c[order], g[order], lb[order])
+            )
+        near, width, curved, gain, log_b = (
+            np.concatenate([p[i] for p in parts]) for i in range(5)
+        )
+        h_far = _t3_h(width, near)
+        if cut < 0:
+            last = int(
+                np.argmin(near)
+            )  # the strip reaching down to the cut: decided in full, kept right of it
+            h_far[last] = np.inf
+    table = _finish(
+        near, width, curved, gain, log_b, math.log(mass), h_far, "t3", 1.0, cut
+    )
+    if table is None:
+        return None
+    # placed as excesses over the cut: near - cut (exactly 0 for the strip at the cut)
+    return table._replace(near=np.maximum(near - cut, 0.0))
+
+
+def _t3_strip_draws(rng, size, cut, scale):
+    """``size`` draws of ``scale (W - cut)`` given ``W >= cut``, ``W`` Student's t(3), by strips, or ``None`` where the
+    route does not apply (fewer than ``_STRIP_MIN`` draws; :func:`_t3_strip_table`)."""
+    if size < _STRIP_MIN:
+        return None
+    table = _t3_strip_table(float(cut))
+    if table is None:
+        return None
+    return _strip_draws(rng, size, table, 0.0, scale, 0.0, math.inf)
+
+
 # --- the sampler --------------------------------------------------------------------------------------------------
 
 
@@ -413,26 +548,34 @@ def _strip_decisions(rng, t, raw, x, maybe, origin, step, lower, upper):
         * unit
     )  # a uniform in [0, 1)
     n, w, curved = t.near[ks], t.width[ks], t.curved[ks]
-    normal = t.law == "normal"
+    mode = n + t.offset  # the near end from the mode (t3: placed from the cut)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         y = np.where(curved, 0.0, u * w)  # from the near end, away from the mode
         if curved.any():
             m = np.flatnonzero(curved)
-            e = -np.log1p(-u[m] * t.gain[ks[m]])  # the truncated exponential (rate 1)
-            open_end = np.isinf(w[m])
-            if open_end.any():
-                e[open_end] = rng.standard_exponential(int(open_end.sum()))
-            y[m] = e / n[m] if normal else np.copysign(t.scale * e, w[m])
+            if t.law == "t3":  # the Pareto tail: n e^{E/3} - n (n > 0)
+                y[m] = mode[m] * np.expm1(rng.standard_exponential(m.size) / 3.0)
+            else:
+                e = -np.log1p(
+                    -u[m] * t.gain[ks[m]]
+                )  # the truncated exponential (rate 1)
+                open_end = np.isinf(w[m])
+                if open_end.any():
+                    e[open_end] = rng.standard_exponential(int(open_end.sum()))
+                y[m] = e / n[m] if t.law == "normal" else np.copysign(t.scale * e, w[m])
         far = n + w
         x[maybe] = _bound_in_place(
             origin + step * np.clip(n + y, np.minimum(n, far), np.maximum(n, far)),
             lower,
             upper,
         )
-        if normal:
+        if t.law == "normal":
             h = y * (0.5 * y + np.where(curved, 0.0, n))
-        else:
+        elif t.law == "laplace":
             h = np.where(curved, 0.0, np.abs(y) / t.scale)
+        else:  # t3: flat strips from f at the near end; the Pareto tail against its envelope
+            z = mode + y
+            h = np.where(curved, 2.0 * np.log1p(3.0 / (z * z)), _t3_h(y, mode))
         h += t.gamma[ks]
     sure = h <= np.take(_SURE_KEEP, b)
     open_ = np.flatnonzero(~sure & (h < np.take(_SURE_DROP, b)))

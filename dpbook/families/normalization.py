@@ -330,7 +330,7 @@ class _NormalizedFamily(Mechanism):
         return [q, *self._lo[np.isfinite(self._lo)], *self._hi[np.isfinite(self._hi)]]
 
     def _sample(self, q, shape, rng):
-        """For one true value and ``2^16`` draws or more, exact rejection from the strips of
+        """For one true value and ``2^18`` draws or more, exact rejection from the strips of
         :mod:`dpbook._kernels.strips` (no logarithm on 99% of the draws); else the inverse cdf of one uniform per
         draw (:func:`_ppf`): for one true value the piece table is computed once and, for a mixture, the uniforms
         are drawn and mapped block by block (``dpbook._kernels.sampling``)."""

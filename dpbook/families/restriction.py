@@ -20,7 +20,7 @@ from .._kernels.gaussian import (
     _normal_tail_excess,
 )
 from .._kernels.sampling import _uniform_blocks
-from .._kernels.strips import _normal_strip_draws
+from .._kernels.strips import _normal_strip_draws, _t3_strip_draws
 from ..audit.description import PrivacyDescription, corner_pairs, union_description
 from ..families.truncation import Truncated
 from ..mechanism import Mechanism
@@ -713,6 +713,9 @@ class Restricted(Mechanism):
             with np.errstate(over="ignore"):
                 a = float(one.reshape(())) + self._loc
                 c = -a / self._scale
+            out = _t3_strip_draws(rng, math.prod(shape), c, self._scale)
+            if out is not None:  # many draws at a cut within 8 scales: the strips
+                return out.reshape(shape)
             if abs(c) <= _T3_CUT:
                 out = _t3_excess(rng, math.prod(shape), c)
                 out *= self._scale

@@ -5,6 +5,8 @@ atoms whose masses are Laplace cell masses (:func:`laplace_cell_masses`)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
@@ -320,12 +322,16 @@ class StepPostProcessed(Mechanism):
         every Laplace sampler of the library) and ``φ`` applied to it."""
         b, e, v, d = self.scale, self.edges, self.values, self.shift
         q = _compact(q)
+        # the tail's draws are at most |lead| + 37 b (2 - 2u >= 2^-52) from 0: where that is finite, every draw is
+        # picked by arithmetic (0 or 1 times the tail, plus the atom or 0: exact), not by a mask (6 ns a draw)
         if q.size == 1 and q.item() <= e[-1]:
-            cuts, lead, last = _laplace_cdf(e, q.item(), b), q.item() - d, e.size
+            cuts, lead = _laplace_cdf(e, q.item(), b), q.item() - d
+            blend = math.isfinite(abs(lead) + 37.0 * b)
+            atom, gain = np.append(v, 0.0), np.append(np.zeros(v.size), 1.0)
 
             def draw(u, q):
-                k = np.zeros(u.shape, dtype=np.intp)
-                for cut in cuts:
+                k = (u > cuts[0]).astype(np.intp)
+                for cut in cuts[1:]:
                     k += u > cut
                 x = u  # the tail's draws, computed in the uniforms' own block
                 x *= -2.0
@@ -333,7 +339,11 @@ class StepPostProcessed(Mechanism):
                 np.log(x, out=x)
                 x *= -b
                 x += lead
-                np.copyto(x, np.take(v, k, mode="clip"), where=k != last)
+                if blend:
+                    x *= gain.take(k, mode="clip")
+                    x += atom.take(k, mode="clip")
+                else:
+                    np.copyto(x, atom.take(k, mode="clip"), where=k != e.size)
                 return x
 
         else:

@@ -145,9 +145,10 @@ LAPLACE_CASES = [
 
 
 @pytest.mark.parametrize("scale, allowed, q", LAPLACE_CASES)
-def test_laplace_strips_draw_the_normalized_law(scale, allowed, q):
-    """Draws of ``Normalized`` by strips (2^17: above ``_STRIP_MIN``) against its own exact cdf (KS) and within its
-    pieces (no draw in a gap, not even by the rounding of a place), and the share kept as computed."""
+def test_laplace_strips_draw_the_normalized_law(monkeypatch, scale, allowed, q):
+    """Draws of ``Normalized`` by strips (2^17, with ``_STRIP_MIN`` lowered below) against its own exact cdf (KS)
+    and within its pieces (no draw in a gap, not even by the rounding of a place)."""
+    monkeypatch.setattr(st, "_STRIP_MIN", 2**10)
     m = dpbook.Normalized(scale, allowed)
     lo, hi = m._lo, m._hi
     at = float(np.clip(q, lo[0], hi[-1]))
@@ -184,3 +185,48 @@ def test_laplace_strip_tables_where_they_do_not_apply():
     assert (
         st._laplace_strip_draws(rng, st._STRIP_MIN - 1, 1.5, 1.0, m._lo, m._hi) is None
     )
+
+
+# --- Student's t(3) right of a cut (Restricted's t(3) base) ------------------------------------------------------
+
+
+def test_t3_tail_and_its_inverse_against_scipy():
+    """The closed-form ``P(W > t)`` and its Newton inverse, which place the edges, against scipy's t law."""
+    t = np.array([0.0, 0.1, 1.0, 3.0, 10.0, 100.0, 1e3, 1e5, 1e8])
+    assert np.allclose(st._t3_sf(t), stats.t.sf(t, 3), rtol=1e-9, atol=0)
+    s = np.array([0.49, 0.3, 0.15, 0.1, 1e-3, 1e-6, 1e-12, 1e-20])
+    assert np.allclose(st._t3_isf(s), stats.t.isf(s, 3), rtol=1e-8, atol=0)
+
+
+@pytest.mark.parametrize("q", [0.5, 0.0, -0.5, -3.0, 7.5, -7.9])
+def test_t3_strips_draw_the_restricted_law(monkeypatch, q):
+    """``Restricted(t(3), scale 2)`` at ``q`` (the cut ``-q/2``) by strips (``_STRIP_MIN`` lowered): its exact cdf
+    (KS) and no negative release (the strip reaching down to a cut left of the mode is decided in full, its
+    points clipped to it)."""
+    monkeypatch.setattr(st, "_STRIP_MIN", 2**10)
+    m = dpbook.Restricted(stats.t(df=3, scale=2.0))
+    calls = []
+    draws = st._strip_draws
+
+    def spy(*args, **kwargs):
+        calls.append(args[2].law)
+        return draws(*args, **kwargs)
+
+    monkeypatch.setattr(st, "_strip_draws", spy)
+    x = m.sample(q, 2**17, rng=np.random.default_rng(48))
+    assert calls and calls[0] == "t3"
+    assert x.min() >= 0.0
+    cut = -q / 2.0
+    tail = stats.t.sf(cut, 3)
+    assert _ks(x, lambda v: 1.0 - stats.t.sf(cut + v / 2.0, 3) / tail) > 1e-4
+
+
+def test_normal_strips_through_restricted(monkeypatch):
+    """``Restricted(norm)`` at a cut left and right of the mean by strips (``_STRIP_MIN`` lowered), against its
+    exact cdf."""
+    monkeypatch.setattr(st, "_STRIP_MIN", 2**10)
+    m = dpbook.Restricted(stats.norm(loc=1.0, scale=0.5))
+    for q in (0.3, -1.5):
+        x = m.sample(q, 2**17, rng=np.random.default_rng(49))
+        assert x.min() >= 0.0
+        assert _ks(x, lambda v: m.cdf(v, q)) > 1e-4
