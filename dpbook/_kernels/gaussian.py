@@ -503,7 +503,11 @@ def _normal_reflected(rng, size, a, origin, step, lower, upper):
     pool, used = np.empty(0), 0
     for start in range(0, size, _REFLECT_BLOCK):
         z = rng.standard_normal(out=out[start : start + _REFLECT_BLOCK])
-        if a > 0:
+        if a == 0:  # (r = 1)
+            np.abs(z, out=z)
+        elif (
+            z.min() < -a
+        ):  # (one pass, not two, where no normal falls below: a far cut)
             idx = np.less(z, -a, out=low[: z.size]).nonzero()[0]
             z[idx] = -z[idx]  # -Z, kept with probability r
             idx = idx[_coins(rng, idx.size, 1.0 - r)]
@@ -514,8 +518,6 @@ def _normal_reflected(rng, size, a, origin, step, lower, upper):
                 pool, used = np.concatenate([pool[used:], more]), 0
             z[idx] = pool[used : used + idx.size]
             used += idx.size
-        else:  # (r = 1 at a = 0)
-            np.abs(z, out=z)
         if step != 1.0:
             z *= step
         if origin != 0.0:

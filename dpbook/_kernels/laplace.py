@@ -443,4 +443,8 @@ def _short_quantile(u, c, unit, below, total, ratio, lower, upper):
             h = np.where(z > 0, -np.log1p(-z) / z, 1.0)
         tau = unit * tau * h
     tau += c
+    if np.ndim(lower) == 0 and np.ndim(upper) == 0 and isinstance(tau, np.ndarray):
+        return _bound_in_place(
+            tau, lower, upper
+        )  # (scalar bounds: numpy's clip, not maximum)
     return np.minimum(np.maximum(tau, lower), upper)

@@ -243,13 +243,16 @@ class TruncatedLaplaceNoise(_FromLogTails, Mechanism):
         draw by less than moving ``u`` by ``2^-52`` would (the uniforms' own grid is ``2^-53``); near 0 the
         logarithm's rounding adds ``λ 2^-52``.  (``log1p(-c|t|)``, which this replaced, rounds the same product
         and costs twice numpy's SIMD ``log``.)  Below ``r = 1/16`` the draws are computed in units of ``A``
-        (``A |t| exprel(-r) log1p(-c|t|)/(-c|t|)``), whose digits ``1 - c|t|`` would lose as ``c`` shrinks.
+        (``A |t| exprel(-r) log1p(-c|t|)/(-c|t|)``), whose digits ``1 - c|t|`` would lose as ``c`` shrinks; below
+        ``r = 2^-26`` the ratio is its series ``1 + c|t|/2`` (the next term is below ``2^-54``).
         ``tests/families/test_bounded_noise.py`` holds each draw between the quantiles of ``u ± 2^-52``."""
         lam, a, r = self.scale, self.bound, self._r
         c = -math.expm1(-r)
         logs = r >= _LOG_PATH
         factor = a * float(special.exprel(-r)) if not logs else 0.0
+        tiny = r < 2.0**-26  # (c|t| <= c < r: its square over 3 is below 2^-54)
         scratch = np.empty(min(_BLOCK, max(int(np.prod(shape)), 1)))
+        extra = np.empty(scratch.size if tiny else 0)
 
         def draw(u, qb):
             t = u
@@ -261,6 +264,13 @@ class TruncatedLaplaceNoise(_FromLogTails, Mechanism):
                 w += 1.0
                 np.log(w, out=w)
                 w *= -lam
+            elif (
+                tiny
+            ):  # log1p(z)/z = 1 - z/2 + z²/3 - ...: past z/2 below 2^-53 relative
+                half = np.multiply(w, 0.5 * c, out=extra[: w.size])
+                half += 1.0
+                w *= half
+                w *= factor
             else:
                 w *= factor * _log1p_rel(-c * w)
             _bound_in_place(w, upper=a)

@@ -330,13 +330,15 @@ class _NormalizedFamily(Mechanism):
         return [q, *self._lo[np.isfinite(self._lo)], *self._hi[np.isfinite(self._hi)]]
 
     def _sample(self, q, shape, rng):
-        """For one true value and ``2^18`` draws or more, exact rejection from the strips of
-        :mod:`dpbook._kernels.strips` (no logarithm on 99% of the draws); else the inverse cdf of one uniform per
-        draw (:func:`_ppf`): for one true value the piece table is computed once and, for a mixture, the uniforms
-        are drawn and mapped block by block (``dpbook._kernels.sampling``)."""
+        """For one true value, a union of two pieces or more and ``2^18`` draws or more, exact rejection from the
+        strips of :mod:`dpbook._kernels.strips` (no logarithm, no look-up of a piece's numbers on 99% of the draws);
+        else the inverse cdf of one uniform per draw (:func:`_ppf`): for one true value the piece table is computed
+        once and, for a mixture, the uniforms are drawn and mapped block by block (``dpbook._kernels.sampling``).
+        (One interval stays with the inverse cdf: its numbers are scalars, and it measured 1.4x numpy's Laplace
+        sampler where the strips, which spend more on an open end's tail, measured 1.0-1.3x.)"""
         q = _compact(q) if np.ndim(q) else q
         scale = self._scale(q)
-        if np.size(q) == 1:  # many draws: the strips (dpbook._kernels.strips)
+        if np.size(q) == 1 and len(self._lo) > 1:  # many draws of a mixture: the strips
             at = float(
                 _hull(np.asarray(q, dtype=float).reshape(()), self._lo, self._hi)
             )

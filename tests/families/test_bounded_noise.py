@@ -300,6 +300,8 @@ def test_unsupported_moving_supports_are_refused():
         (2.0, 0.5),
         (1.0, 1.0 / 16),  # the sampler's switch to logarithms
         (1.0, 0.0624),  # just below it: in units of A
+        (1.0, 2.0**-25),  # above the switch to the series of log1p(z)/z
+        (1.0, 2.0**-27),  # below it: 1 + c|t|/2
         (1e300, 1.0),
         (1e-300, 1e-299),
         (1.0, 1e300),
