@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 from scipy import special
@@ -54,7 +54,8 @@ class _Strips(NamedTuple):
     factor; for ``"t3"`` the Pareto tail), the share of proposals kept, and the law: ``"normal"`` (standard units,
     the mode at 0), ``"laplace"`` (the release's units, ``scale`` its ``b``) or ``"t3"`` (Student's t with 3
     degrees of freedom in standard units, the strips placed at ``near`` from ``-offset``: the mode at ``offset``
-    from their origin, so that an excess over a cut is placed without cancelling)."""
+    from their origin, so that an excess over a cut is placed without cancelling).  ``far`` holds the strips'
+    other ends exactly where they must not be crossed (a piece's end before a gap); else ``near + width``."""
 
     near: np.ndarray
     width: np.ndarray
@@ -66,6 +67,7 @@ class _Strips(NamedTuple):
     law: str
     scale: float
     offset: float = 0.0
+    far: Optional[np.ndarray] = None
 
 
 def _equalize(place, log_envelope, log_mass, count):
@@ -320,14 +322,17 @@ def _laplace_strip_table(q, scale, lo, hi):
         width = np.diff(x)
         last = np.zeros(int(n), dtype=bool)
         last[-1] = math.isfinite(far_end)
-        parts.append((x[:-1], width, curved, gain, log_b, last))
-    near, width, curved, gain, log_b, last = (
-        np.concatenate([p[i] for p in parts]) for i in range(6)
+        parts.append((x[:-1], width, curved, gain, log_b, last, x[1:]))
+    near, width, curved, gain, log_b, last, far = (
+        np.concatenate([p[i] for p in parts]) for i in range(7)
     )
     log_total = float(special.logsumexp(log_side))
     with np.errstate(over="ignore"):
         h_far = np.where(last, np.inf, np.abs(width) / scale)
-    return _finish(near, width, curved, gain, log_b, log_total, h_far, "laplace", scale)
+    table = _finish(
+        near, width, curved, gain, log_b, log_total, h_far, "laplace", scale
+    )
+    return None if table is None else table._replace(far=far)
 
 
 def _laplace_strip_draws(rng, size, q, scale, lo, hi):
@@ -563,7 +568,7 @@ def _strip_decisions(rng, t, raw, x, maybe, origin, step, lower, upper):
                 if open_end.any():
                     e[open_end] = rng.standard_exponential(int(open_end.sum()))
                 y[m] = e / n[m] if t.law == "normal" else np.copysign(t.scale * e, w[m])
-        far = n + w
+        far = n + w if t.far is None else t.far[ks]
         x[maybe] = _bound_in_place(
             origin + step * np.clip(n + y, np.minimum(n, far), np.maximum(n, far)),
             lower,
