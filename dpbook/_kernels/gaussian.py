@@ -32,7 +32,7 @@ import math
 import numpy as np
 from scipy import special
 
-from .arrays import _bound_in_place
+from .._kernels.arrays import _bound_in_place
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 _LOG_SQRT_PI_2 = 0.5 * math.log(math.pi / 2)

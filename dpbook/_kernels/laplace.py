@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-from .arrays import _bound_in_place
+from .._kernels.arrays import _bound_in_place
 
 __all__ = ["laplace_log_mass"]
 

@@ -25,8 +25,14 @@ from typing import NamedTuple, Optional
 import numpy as np
 from scipy import special
 
-from .arrays import _bound_in_place
-from .gaussian import _CELLS, _PROPOSALS, _SPARE_BITS, _SURE_DROP, _SURE_KEEP
+from .._kernels.arrays import _bound_in_place
+from .._kernels.gaussian import (
+    _CELLS,
+    _PROPOSALS,
+    _SPARE_BITS,
+    _SURE_DROP,
+    _SURE_KEEP,
+)
 
 #: the top 10 bits of a proposal's word pick one of 1,024 strips, the next 43 place it in its strip (a resolution
 #: of ``2^-53`` of the law's mass, as numpy's ``random()``), the low 11 decide its acceptance (as in
