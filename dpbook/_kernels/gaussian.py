@@ -522,7 +522,7 @@ def _normal_reflected(rng, size, a, origin, step, lower, upper):
             z *= step
         if origin != 0.0:
             z += origin
-        _clip(z, lower, upper)
+        _bound_in_place(z, lower, upper)
     return out
 
 
@@ -536,11 +536,6 @@ def _inner_normals(rng, size, a):
 #: normals per block of :func:`_normal_reflected` (the output's block, 256 kB, stays in the cache), and the most
 #: inner draws it makes ahead at once (8 MB)
 _REFLECT_BLOCK, _REFLECT_POOL = 2**15, 2**20
-
-
-def _clip(x, lower, upper):
-    """``x`` clipped to ``[lower, upper]`` in place (one ``maximum`` or ``minimum`` where a bound is infinite)."""
-    return _bound_in_place(x, lower, upper)
 
 
 def _coins(rng, size, p):

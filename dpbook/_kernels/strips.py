@@ -125,6 +125,33 @@ def _finish(near, width, curved, gain, log_b, log_total, h_far, law, scale, offs
     )
 
 
+def _split(minus, plus):
+    """How many of the strips go right of the mode, for masses ``minus`` left of it and ``plus`` right (at least one
+    each side)."""
+    return min(max(round(_STRIPS * plus / (minus + plus)), 1), _STRIPS - 1)
+
+
+def _joined(sides):
+    """One set of strip arrays ``(near, width, curved, gain, log_b)`` from ``[(sign, side arrays)]``: a side left of
+    the mode (``sign < 0``) mirrored and reversed, so that its strip nearest the mode comes last."""
+    parts = []
+    for sign, (n, w, c, g, lb) in sides:
+        order = slice(None, None, -1) if sign < 0 else slice(None)
+        parts.append((sign * n[order], sign * w[order], c[order], g[order], lb[order]))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
+
+
+def _by_strips(rng, size, table, origin, step, lower, upper):
+    """The draws of :func:`_strip_draws` from the table ``table()`` (built only for ``_STRIP_MIN`` draws or more), or
+    ``None`` where the route does not apply (fewer draws, or no table)."""
+    if size < _STRIP_MIN:
+        return None
+    t = table()
+    if t is None:
+        return None
+    return _strip_draws(rng, size, t, origin, step, lower, upper)
+
+
 # --- the normal law on a range ----------------------------------------------------------------------------------
 
 
@@ -198,24 +225,14 @@ def _normal_strip_table(lo, hi):
         else:
             minus, plus = 0.5 - float(special.ndtr(lo)), 0.5 - float(special.ndtr(-hi))
             mass = minus + plus
-            k_plus = min(max(round(_STRIPS * plus / mass), 1), _STRIPS - 1)
+            k_plus = _split(minus, plus)
             sides = [
                 (-1.0, _normal_side(0.0, -lo, _STRIPS - k_plus)),
                 (1.0, _normal_side(0.0, hi, k_plus)),
             ]
         if not mass > 0:
             return None
-        parts = []
-        for sign, (n, w, c, g, lb) in sides:
-            order = (
-                slice(None, None, -1) if sign < 0 else slice(None)
-            )  # left of the mean: nearest it last
-            parts.append(
-                (sign * n[order], sign * w[order], c[order], g[order], lb[order])
-            )
-        near, width, curved, gain, log_b = (
-            np.concatenate([p[i] for p in parts]) for i in range(5)
-        )
+        near, width, curved, gain, log_b = _joined(sides)
         h_far = width * (0.5 * width + near)  # (both of the side's sign)
         log_total = math.log(math.sqrt(2 * math.pi) * mass)
     return _finish(near, width, curved, gain, log_b, log_total, h_far, "normal", 1.0)
@@ -225,12 +242,8 @@ def _normal_strip_draws(rng, size, lo, hi, origin, step, lower, upper):
     """``size`` draws of ``clip(origin + step Z, lower, upper)``, ``Z`` standard normal given ``lo <= Z <= hi``, by
     strips, or ``None`` where that route does not apply (fewer than ``_STRIP_MIN`` draws, or a range the strips
     do not take: :func:`_normal_strip_table`)."""
-    if size < _STRIP_MIN:
-        return None
-    table = _normal_strip_table(float(lo), float(hi))
-    if table is None:
-        return None
-    return _strip_draws(rng, size, table, origin, step, lower, upper)
+    table = lambda: _normal_strip_table(float(lo), float(hi))  # noqa: E731
+    return _by_strips(rng, size, table, origin, step, lower, upper)
 
 
 # --- the Laplace law on a union of ranges -----------------------------------------------------------------------
@@ -346,14 +359,10 @@ def _laplace_strip_table(q, scale, lo, hi):
 def _laplace_strip_draws(rng, size, q, scale, lo, hi):
     """``size`` draws of ``q + L_b`` conditioned on the union of ``[lo_k, hi_k]``, by strips, or ``None`` where the
     route does not apply (fewer than ``_STRIP_MIN`` draws; :func:`_laplace_strip_table`)."""
-    if size < _STRIP_MIN:
-        return None
-    table = _laplace_strip_table(
+    table = lambda: _laplace_strip_table(  # noqa: E731
         float(q), float(scale), tuple(map(float, lo)), tuple(map(float, hi))
     )
-    if table is None:
-        return None
-    return _strip_draws(rng, size, table, 0.0, 1.0, float(lo[0]), float(hi[-1]))
+    return _by_strips(rng, size, table, 0.0, 1.0, float(lo[0]), float(hi[-1]))
 
 
 # --- Student's t with 3 degrees of freedom right of a cut ----------------------------------------------------------
@@ -446,20 +455,12 @@ def _t3_strip_table(cut):
         else:
             minus, plus = 0.5 - float(_t3_sf(-cut)), 0.5
             mass = minus + plus
-            k_plus = min(max(round(_STRIPS * plus / mass), 1), _STRIPS - 1)
+            k_plus = _split(minus, plus)
             sides = [
                 (-1.0, _t3_side(0.0, -cut, _STRIPS - k_plus)),
                 (1.0, _t3_side(0.0, math.inf, k_plus)),
             ]
-        parts = []
-        for sign, (n, w, c, g, lb) in sides:
-            order = slice(None, None, -1) if sign < 0 else slice(None)
-            parts.append(
-                (sign * n[order], sign * w[order], c[order], g[order], lb[order])
-            )
-        near, width, curved, gain, log_b = (
-            np.concatenate([p[i] for p in parts]) for i in range(5)
-        )
+        near, width, curved, gain, log_b = _joined(sides)
         h_far = _t3_h(width, near)
         if cut < 0:
             last = int(
@@ -478,12 +479,8 @@ def _t3_strip_table(cut):
 def _t3_strip_draws(rng, size, cut, scale):
     """``size`` draws of ``scale (W - cut)`` given ``W >= cut``, ``W`` Student's t(3), by strips, or ``None`` where the
     route does not apply (fewer than ``_STRIP_MIN`` draws; :func:`_t3_strip_table`)."""
-    if size < _STRIP_MIN:
-        return None
-    table = _t3_strip_table(float(cut))
-    if table is None:
-        return None
-    return _strip_draws(rng, size, table, 0.0, scale, 0.0, math.inf)
+    table = lambda: _t3_strip_table(float(cut))  # noqa: E731
+    return _by_strips(rng, size, table, 0.0, scale, 0.0, math.inf)
 
 
 # --- the sampler --------------------------------------------------------------------------------------------------

@@ -650,7 +650,8 @@ class Restricted(Mechanism):
         of numpy's normals a draw, reflected or redrawn below the cut (:func:`_normal_reflected`), and far right
         of it by exact rejection from exponential proposals (:func:`_normal_tail_excess`).  A logistic base has a closed
         form (:meth:`_logistic_draws`); a Student t base with 3 degrees of freedom and one true value is sampled
-        by ratio of uniforms (:func:`_t3_excess`), exactly and without a special function; any other base maps
+        exactly by strips (many draws at a cut within 8 scales: :mod:`dpbook._kernels.strips`) or else by ratio
+        of uniforms (:func:`_t3_excess`), without a special function; any other base maps
         the uniforms to the base's quantiles once, vectorized (:meth:`_inverse_draws`)."""
         name = self.base.dist.name
         if name in ("laplace", "norm"):
