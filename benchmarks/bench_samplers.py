@@ -1,9 +1,11 @@
 """Throughput of every dpbook family's sampler against numpy's own ``Generator.laplace``, from the family registry.
 
-Run ``python benchmarks/bench_samplers.py [--draws N] [--repeats R] [--family NAME ...] [--typical]``.  The cases
-are every case of every row of the family registry (``tests/registry.py``, the table that drives the generic
-tests), typical and extreme (``--typical``: the typical ones only), each at its first true value: a family is
-benchmarked as soon as it has a row.  Every case is timed on ``N`` draws (the registry's ``sampler_fast`` sizes
+Run ``python benchmarks/bench_samplers.py [--draws N] [--repeats R] [--family NAME ...] [--typical]``.  The cases are
+every case of every row of the family registry (``tests/registry.py``, the table that drives the generic tests),
+typical and extreme (``--typical``: the typical ones only), each at its first true value: a family is benchmarked as
+soon as it has a row.  Two rows are added here: ``restricted-scipy``, :class:`dpbook.Restricted` with each scipy base
+of its generic strips (``registry.STRIP_BASES``) and three of them at the extremes, and ``restricted-other``, a
+base outside them (reported, not bounded).  Every case is timed on ``N`` draws (the registry's ``sampler_fast`` sizes
 the goodness-of-fit tests, not this bound: a slow sampler is what the bound is for).
 
 **The measurement.**  For each case the script times ``N`` draws of the family and ``N`` draws of numpy's raw
@@ -39,6 +41,7 @@ import time
 import warnings
 
 import numpy as np
+from scipy import stats
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
 
@@ -85,13 +88,58 @@ def excluded(row):
         return "integer-valued (bench_discrete.py times exact integer noise against OpenDP)"
     if not row.has_density:
         return "a general post-processing φ(q + L_b): the cost of φ"
+    if row is RESTRICTED_OTHER:
+        return "a base the strips do not take (its density has a pole at 0): scipy's own quantile function"
     return None
 
 
+#: :class:`dpbook.Restricted` with the scipy bases beyond the registry's (issue 26: "any scipy base"): every base of
+#: its generic strips (``registry.STRIP_BASES``) at a cut near its mode, three of them at the extremes (a cut 8
+#: scales right, scales of 1e-300 and 1e300); and, outside the bound, a base the strips do not take (a pole at 0), which
+#: keeps scipy's quantiles
+RESTRICTED_SCIPY = registry.Row(
+    "restricted-scipy",
+    dpbook.Restricted,
+    typical=tuple(
+        registry.Case(name, lambda make=make: dpbook.Restricted(make()), (0.5,))
+        for name, make in registry.STRIP_BASES.items()
+    ),
+    extreme=tuple(
+        registry.Case(
+            f"{name} {label}",
+            lambda make=make, kw=kw: dpbook.Restricted(make().dist(*make().args, **kw)),
+            (q,),
+        )
+        for name, make in (
+            (n, registry.STRIP_BASES[n]) for n in ("t", "gumbel_r", "skewnorm")
+        )
+        for label, kw, q in (
+            ("cut=8", {}, -8.0),
+            ("scale=1e-300", {"scale": 1e-300}, 5e-301),
+            ("scale=1e300", {"scale": 1e300}, -3e300),
+        )
+    ),
+    closed_form=False,
+    audit="unsupported",
+)
+RESTRICTED_OTHER = registry.Row(
+    "restricted-other",
+    dpbook.Restricted,
+    typical=(
+        registry.Case(
+            "dgamma(0.8)", lambda: dpbook.Restricted(stats.dgamma(0.8)), (0.5,)
+        ),
+    ),
+    closed_form=False,
+    audit="unsupported",
+)
+
+
 def cases(names=(), typical_only=False):
-    """``(label, row, case)`` for every case, typical and extreme, of every registry row (or of the rows named)."""
+    """``(label, row, case)`` for every case, typical and extreme, of every registry row (or of the rows named), and
+    of the ``restricted-scipy`` and ``restricted-other`` rows above."""
     out = []
-    for row in registry.ROWS:
+    for row in registry.ROWS + (RESTRICTED_SCIPY, RESTRICTED_OTHER):
         if names and row.name not in names:
             continue
         for case in row.typical if typical_only else row.cases():

@@ -970,6 +970,35 @@ ROWS = (
 )
 
 
+#: an instance of every scipy base that :class:`dpbook.Restricted` draws from by its generic strips
+#: (``Restricted._UNIMODAL_BASES`` and ``_BIMODAL_BASES``), shape parameters where it has them; not registry
+#: rows (their laws are numerical and their generic suites would only repeat ``restricted-t``'s), but the
+#: sampler benchmark's ``restricted-scipy`` cases and ``tests/_kernels/test_strips.py`` read them here
+STRIP_BASES = {
+    "gumbel_r": lambda: stats.gumbel_r(loc=-np.euler_gamma),
+    "gumbel_l": lambda: stats.gumbel_l(),
+    "hypsecant": lambda: stats.hypsecant(),
+    "genlogistic": lambda: stats.genlogistic(0.2),
+    "skewnorm": lambda: stats.skewnorm(3),
+    "exponnorm": lambda: stats.exponnorm(2),
+    "gennorm": lambda: stats.gennorm(0.5),
+    "loggamma": lambda: stats.loggamma(2),
+    "moyal": lambda: stats.moyal(),
+    "powernorm": lambda: stats.powernorm(3),
+    "laplace_asymmetric": lambda: stats.laplace_asymmetric(2),
+    "t": lambda: stats.t(5),
+    "nct": lambda: stats.nct(5, 2),
+    "jf_skew_t": lambda: stats.jf_skew_t(3, 5),
+    "johnsonsu": lambda: stats.johnsonsu(1, 2),
+    "norminvgauss": lambda: stats.norminvgauss(2, 1),
+    "crystalball": lambda: stats.crystalball(2, 3),
+    "genhyperbolic": lambda: stats.genhyperbolic(0.5, 1.5, -0.5),
+    "pearson3": lambda: stats.pearson3(0.1),
+    "dgamma": lambda: stats.dgamma(2),
+    "dweibull": lambda: stats.dweibull(2),
+}
+
+
 def public_families():
     """The public mechanism families: every subclass of :class:`dpbook.Mechanism` in ``dpbook.__all__``."""
     out = set()

@@ -8,9 +8,10 @@ with full support, through the quantile coupling exposed here as :meth:`Restrict
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
-from scipy import special, stats
+from scipy import optimize, special, stats
 
 from .._kernels import validation as check
 from .._kernels.arrays import _below, _bound_in_place, _compact, _float, _invert_cdf
@@ -20,7 +21,12 @@ from .._kernels.gaussian import (
     _normal_tail_excess,
 )
 from .._kernels.sampling import _uniform_blocks
-from .._kernels.strips import _normal_strip_draws, _t3_strip_draws
+from .._kernels.strips import (
+    _generic_strip_draws,
+    _generic_strip_table,
+    _normal_strip_draws,
+    _t3_strip_draws,
+)
 from ..audit.description import PrivacyDescription, corner_pairs, union_description
 from ..families.truncation import Truncated
 from ..mechanism import Mechanism
@@ -57,6 +63,48 @@ class Restricted(Mechanism):
 
     #: the base laws known to be log-concave (their restriction keeps a monotone likelihood ratio)
     _LOG_CONCAVE_BASES = ("laplace", "norm", "logistic")
+
+    #: the scipy base laws on the whole line known to be unimodal at every value of their shape parameters,
+    #: which many draws at one cut take by exact rejection from strips (:func:`_generic_strip_table`): the
+    #: log-concave Gumbel, hyperbolic secant, generalized logistic (type I), skew normal, exponentially modified
+    #: normal, generalized normal, log-gamma, Moyal, power normal, asymmetric Laplace and Pearson III laws;
+    #: Student's t, its noncentral form and Jones and Faddy's skew t; Johnson's SU, the normal-inverse Gaussian,
+    #: the generalized hyperbolic and the Crystal Ball laws.  With ``_BIMODAL_BASES`` they are every scipy law
+    #: on the whole line with a finite mean but three: the stable laws (``levy_stable``, whose density is a
+    #: numerical integral, 10^4 times the cost of a draw), ``kappa4`` (whole-line only at some shapes) and the
+    #: periodic ``vonmises``.  Any other base keeps the inverse cdf of :meth:`_inverse_draws`.
+    _UNIMODAL_BASES = frozenset(
+        (
+            "gumbel_r",
+            "gumbel_l",
+            "hypsecant",
+            "genlogistic",
+            "skewnorm",
+            "exponnorm",
+            "gennorm",
+            "loggamma",
+            "moyal",
+            "powernorm",
+            "laplace_asymmetric",
+            "t",
+            "nct",
+            "jf_skew_t",
+            "johnsonsu",
+            "norminvgauss",
+            "crystalball",
+            "genhyperbolic",
+            "pearson3",
+        )
+    )
+
+    #: the scipy laws symmetric about 0 with modes at ``±m`` and a trough at 0 (``m`` in closed form from the
+    #: shape): the double gamma ``|x|^{a-1} e^{-|x|}`` (``m = a - 1``) and double Weibull ``|x|^{c-1} e^{-|x|^c}``
+    #: (``m = (1 - 1/c)^{1/c}``), for shapes above 1 (at 1 and below the density has a cusp or a pole at 0, which
+    #: the strips cannot cover: left to the inverse cdf)
+    _BIMODAL_BASES = {
+        "dgamma": lambda a: a - 1.0,
+        "dweibull": lambda c: (1.0 - 1.0 / c) ** (1.0 / c),
+    }
 
     @property
     def bias_monotone(self):
@@ -651,8 +699,12 @@ class Restricted(Mechanism):
         of it by exact rejection from exponential proposals (:func:`_normal_tail_excess`).  A logistic base has a closed
         form (:meth:`_logistic_draws`); a Student t base with 3 degrees of freedom and one true value is sampled
         exactly by strips (many draws at a cut within 8 scales: :mod:`dpbook._kernels.strips`) or else by ratio
-        of uniforms (:func:`_t3_excess`), without a special function; any other base maps
-        the uniforms to the base's quantiles once, vectorized (:meth:`_inverse_draws`)."""
+        of uniforms (:func:`_t3_excess`), without a special function.  Many draws at one cut of a base of
+        ``_UNIMODAL_BASES`` (the skew normal, Gumbel, Student t with other degrees of freedom, ...) are made by
+        exact rejection from 4,096 strips built from the base's log-density alone (:func:`_generic_strip_table`,
+        refused where ``|log f|`` at the cut passes ``2^16`` or the density is seen to rise away from its mode);
+        any other base, and fewer draws, map the uniforms to the base's quantiles once, vectorized
+        (:meth:`_inverse_draws`)."""
         name = self.base.dist.name
         if name in ("laplace", "norm"):
             loc, scale = self._loc_scale()
@@ -710,6 +762,19 @@ class Restricted(Mechanism):
         if name == "logistic":
             return _uniform_blocks(rng, shape, _compact(q), self._logistic_draws)
         one = _compact(q)
+        if (
+            (name in self._UNIMODAL_BASES or name in self._BIMODAL_BASES)
+            and one.size == 1
+            and not (name == "t" and self._kit.nu == 3.0)
+        ):
+            with np.errstate(over="ignore"):
+                c = -(float(one.reshape(())) + self._loc) / self._scale
+            size = math.prod(shape)
+            out = _generic_strip_draws(
+                rng, size, lambda: self._strip_table(c), self._scale
+            )
+            if out is not None:  # many draws at one cut: the strips
+                return out.reshape(shape)
         if name == "t" and self._kit.nu == 3.0 and one.size == 1:
             with np.errstate(over="ignore"):
                 a = float(one.reshape(())) + self._loc
@@ -723,6 +788,101 @@ class Restricted(Mechanism):
                 return out.reshape(shape)
         u = np.asarray(rng.random(shape), dtype=float)
         return self._inverse_draws(u, np.broadcast_to(q, u.shape))
+
+    def __getstate__(self):
+        """The instance without its caches (the strips' tables hold closures, which do not pickle)."""
+        state = dict(self.__dict__)
+        for key in ("_strip_tables", "_standard"):
+            state.pop(key, None)
+        return state
+
+    def _strip_table(self, cut):
+        """The strips of the standardized base on ``[cut, inf)`` (:func:`_generic_strip_table`), the last 16 kept."""
+        cache = self.__dict__.setdefault("_strip_tables", {})
+        if cut not in cache:
+            if len(cache) >= 16:
+                cache.pop(next(iter(cache)))
+            peaks, troughs = self._std_extrema()
+            cache[cut] = (
+                _generic_strip_table(
+                    self._std_logpdf,
+                    lambda w: self._kit.lS(w, np.log(np.abs(w))),
+                    self._std_tail,
+                    peaks,
+                    troughs,
+                    cut,
+                )
+                if peaks
+                else None
+            )
+        return cache[cut]
+
+    def _std_logpdf(self, w):
+        """The standardized base's log-density at ``w`` (an array), ``-inf`` where scipy's formula fails: the
+        distribution's own ``_logpdf`` at its shape parameters (its support is the whole line, so that nothing
+        of what the public ``logpdf`` adds, argument checks and the support's mask, applies: 200 ns a point
+        less; ``tests/families/test_restriction.py`` checks the two agree)."""
+        w = np.asarray(w, dtype=float)
+        law, shapes = self._std.dist, self._std.args
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (boost's overflow warnings)
+            try:
+                out = np.asarray(law._logpdf(w, *shapes), dtype=float)
+            except (
+                ArithmeticError,
+                SystemError,
+            ):  # boost raises at some points (noncentral t(3, -4) at 1e154)
+                out = np.array(
+                    [_logpdf_or_nan(law, v, shapes) for v in w.ravel()]
+                ).reshape(w.shape)
+        return np.nan_to_num(out, nan=-np.inf, posinf=-np.inf, neginf=-np.inf)
+
+    def _std_tail(self, rng, size, e):
+        """``size`` exact draws of ``W - e`` given ``W >= e`` for the standardized base ``W``: the restricted
+        law of the standardized base at the true value ``-e``, by its inverse cdf (:meth:`_inverse_draws`)."""
+        standard = self.__dict__.get("_standard")
+        if standard is None:
+            standard = self.__dict__["_standard"] = Restricted(self._std)
+        u = rng.random(size)
+        return standard._inverse_draws(u, np.full(size, -e))
+
+    def _std_extrema(self):
+        """``(peaks, troughs)`` of the standardized base's density: its mode (:meth:`_std_mode`), or for a bimodal
+        base (``_BIMODAL_BASES``) ``±m`` around 0; ``([], [])`` at a bimodal base's shapes with a pole at 0."""
+        bimodal = self._BIMODAL_BASES.get(self._std.dist.name)
+        if bimodal is None:
+            return [self._std_mode()], []
+        shape = float(self._std.args[0])
+        if not shape > 1.0:
+            return [], []
+        m = bimodal(shape)
+        return [-m, m], [0.0]
+
+    def _std_mode(self):
+        """The standardized base's mode, found numerically: the largest ``logpdf`` on a grid of 4,001 points
+        ``median ± iqr sinh(t)`` (out to ``8e4`` interquartile ranges), then Brent's method between its
+        neighbours (a unimodal base: the mode lies there)."""
+        mode = self.__dict__.get("_mode")
+        if mode is None:
+            std = self._std
+            with np.errstate(all="ignore"):
+                med = float(std.median())
+                iqr = float(std.ppf(0.75) - std.ppf(0.25))
+            grid = med + iqr * np.sinh(np.linspace(-12.0, 12.0, 4001))
+            lf = self._std_logpdf(grid)
+            i = int(np.argmax(lf))
+            lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+            found = optimize.minimize_scalar(
+                lambda x: -float(self._std_logpdf(np.array([x]))[0]),
+                bounds=(lo, hi),
+                method="bounded",
+                options={"xatol": 1e-14 * max(1.0, abs(float(grid[i])))},
+            )
+            mode = float(found.x)
+            if not self._std_logpdf(np.array([mode]))[0] >= lf[i]:
+                mode = float(grid[i])
+            self.__dict__["_mode"] = mode
+        return mode
 
     def _logistic_draws(self, u, q):
         """The restricted logistic law's quantiles at the uniforms ``u`` (overwritten), in closed form.
@@ -866,6 +1026,15 @@ class Restricted(Mechanism):
 
 
 _GL = np.polynomial.legendre.leggauss(40)
+
+
+def _logpdf_or_nan(law, w, shapes):
+    """``law._logpdf`` at the one point ``w``, NaN where scipy raises (boost's overflow, surfacing as a
+    ``SystemError`` when warnings are errors)."""
+    try:
+        return float(np.asarray(law._logpdf(np.array([w]), *shapes))[0])
+    except (ArithmeticError, SystemError):
+        return np.nan
 
 
 # --- the standardized base law around the cut, in log space (the law functions of Restricted) ----------

@@ -3,6 +3,7 @@ a union of ranges."""
 
 import numpy as np
 import pytest
+from registry import STRIP_BASES
 from scipy import special, stats
 
 import dpbook
@@ -198,13 +199,8 @@ def test_t3_tail_and_its_inverse_against_scipy():
     assert np.allclose(st._t3_isf(s), stats.t.isf(s, 3), rtol=1e-8, atol=0)
 
 
-@pytest.mark.parametrize("q", [0.5, 0.0, -0.5, -3.0, 7.5, -7.9])
-def test_t3_strips_draw_the_restricted_law(monkeypatch, q):
-    """``Restricted(t(3), scale 2)`` at ``q`` (the cut ``-q/2``) by strips (``_STRIP_MIN`` lowered): its exact cdf
-    (KS) and no negative release (the strip reaching down to a cut left of the mode is decided in full, its
-    points clipped to it)."""
-    monkeypatch.setattr(st, "_STRIP_MIN", 2**10)
-    m = dpbook.Restricted(stats.t(df=3, scale=2.0))
+def _spy_laws(monkeypatch):
+    """The laws of the tables :func:`_strip_draws` is called with, in order (a spy replacing it)."""
     calls = []
     draws = st._strip_draws
 
@@ -213,6 +209,17 @@ def test_t3_strips_draw_the_restricted_law(monkeypatch, q):
         return draws(*args, **kwargs)
 
     monkeypatch.setattr(st, "_strip_draws", spy)
+    return calls
+
+
+@pytest.mark.parametrize("q", [0.5, 0.0, -0.5, -3.0, 7.5, -7.9])
+def test_t3_strips_draw_the_restricted_law(monkeypatch, q):
+    """``Restricted(t(3), scale 2)`` at ``q`` (the cut ``-q/2``) by strips (``_STRIP_MIN`` lowered): its exact cdf
+    (KS) and no negative release (the strip reaching down to a cut left of the mode is decided in full, its
+    points clipped to it)."""
+    monkeypatch.setattr(st, "_STRIP_MIN", 2**10)
+    m = dpbook.Restricted(stats.t(df=3, scale=2.0))
+    calls = _spy_laws(monkeypatch)
     x = m.sample(q, 2**17, rng=np.random.default_rng(48))
     assert calls and calls[0] == "t3"
     assert x.min() >= 0.0
@@ -230,3 +237,194 @@ def test_normal_strips_through_restricted(monkeypatch):
         x = m.sample(q, 2**17, rng=np.random.default_rng(49))
         assert x.min() >= 0.0
         assert _ks(x, lambda v: m.cdf(v, q)) > 1e-4
+
+
+# --- any unimodal base right of a cut (Restricted's other scipy bases) -----------------------------------------------
+
+
+def test_every_unimodal_base_has_strips():
+    """Every base the generic strips take has an instance here, and its strips at a cut left and right of its modes
+    keep more than 99% of the proposals; its ``_logpdf`` (what the strips evaluate) is scipy's ``logpdf``."""
+    assert set(STRIP_BASES) == set(dpbook.Restricted._UNIMODAL_BASES) | set(
+        dpbook.Restricted._BIMODAL_BASES
+    )
+    w = np.random.default_rng(50).standard_normal(200) * 3.0
+    for name, base in STRIP_BASES.items():
+        m = dpbook.Restricted(base())
+        assert np.allclose(m._std_logpdf(w), m._std.logpdf(w), rtol=1e-13, atol=0), name
+        peaks, _ = m._std_extrema()
+        for c in (peaks[0] - 1.0, peaks[-1] + 2.0):
+            t = m._strip_table(c)
+            assert t is not None and t.rate > 0.99, (name, c)
+
+
+def _restricted_cdf(m, q):
+    """The exact cdf of ``Restricted`` at ``q`` from the standardized base's own tail (scipy's ``sf``)."""
+    cut = -(q + m._loc) / m._scale
+    tail = m._std.sf(cut)
+    return lambda v: 1.0 - m._std.sf(cut + v / m._scale) / tail
+
+
+GENERIC_CASES = [
+    (stats.t(5, scale=1.5), 0.5),  # the cut left of the mode: two sides
+    (stats.gumbel_r(loc=-np.euler_gamma), 3.0),
+    (stats.gumbel_l, -2.0),  # right of the mode: one open side from the cut
+    (stats.skewnorm(3), 0.5),
+    (stats.genlogistic(0.2), 3.0),
+    (stats.gennorm(0.5), 0.0),  # a cusp at the mode
+    (stats.laplace_asymmetric(2), 0.5),
+    (stats.johnsonsu(1, 2, scale=1e-300), 2e-300),  # tiny scales (the "tiny" places)
+    (stats.t(5, scale=1e300), -5e300),
+    (stats.dgamma(3), 5.0),  # bimodal: four sides, the cut left of both modes
+    (stats.dgamma(2), 0.5),  # the cut between a mode and the trough
+    (stats.dweibull(2), -0.3),  # the cut between the trough and the right mode
+    (
+        stats.nct(3, -4),
+        -2.0,
+    ),  # scipy's density raises at 1e154 (boost's overflow): taken as 0 there
+]
+
+
+@pytest.mark.parametrize(
+    "base, q",
+    GENERIC_CASES,
+    ids=lambda v: getattr(getattr(v, "dist", v), "name", str(v)),
+)
+def test_generic_strips_draw_the_restricted_law(monkeypatch, base, q):
+    """``Restricted`` with a unimodal scipy base by the generic strips (``_STRIP_MIN`` lowered; a spy sees them run):
+    its exact cdf (KS), no negative release."""
+    monkeypatch.setattr(st, "_STRIP_MIN", 2**10)
+    calls = _spy_laws(monkeypatch)
+    m = dpbook.Restricted(base)
+    x = m.sample(q, 2**17, rng=np.random.default_rng(51))
+    assert calls and calls[0] == "generic"
+    assert x.min() >= 0.0 and np.all(np.isfinite(x))
+    assert _ks(x, _restricted_cdf(m, q)) > 1e-4
+
+
+def _generic_table(m, q):
+    return m._strip_table(-(q + m._loc) / m._scale)
+
+
+def _generic_chi2(m, t, x):
+    """χ² p-value of standardized excesses ``x`` counted per strip of ``t`` against the strips' exact masses."""
+    cut = t.offset
+    ends = np.concatenate([t.near, np.where(np.isfinite(t.far), t.far, t.near)])
+    edges = np.unique(np.append(np.maximum(ends, 0.0), np.inf))
+    tail = m._std.sf(cut)
+    expected = np.diff(1.0 - m._std.sf(cut + edges) / tail) * x.size
+    counts = np.bincount(
+        np.searchsorted(edges, x, side="right") - 1, minlength=edges.size
+    )[: edges.size - 1]
+    keep = expected > 5
+    stat = float(np.sum((counts[keep] - expected[keep]) ** 2 / expected[keep]))
+    return stats.chi2.sf(stat, int(keep.sum()) - 1)
+
+
+@pytest.mark.parametrize(
+    "base, q", [(stats.t(5), 0.5), (stats.skewnorm(3), -1.0)], ids=["t5", "skewnorm"]
+)
+def test_generic_strips_hold_their_exact_masses(base, q):
+    """Counted strip by strip (4,096 cells, shells included), 2 million draws match the strips' exact masses from
+    scipy's ``sf`` (χ²); acceptances made wrong by ``gamma`` growing from 0 to 0.2 over the strips (``sure``
+    recomputed to match) fail the same test."""
+    m = dpbook.Restricted(base)
+    t = _generic_table(m, q)
+    x = st._strip_draws(np.random.default_rng(52), 2 * 10**6, t, 0.0, 1.0, 0.0, np.inf)
+    assert _generic_chi2(m, t, x) > 1e-6
+    gamma = np.where(
+        np.isfinite(t.gamma), np.linspace(0.0, 0.2, t.gamma.size) + t.gamma, t.gamma
+    )
+    h_far = -np.log(np.maximum(t.sure, 1) / st._CELLS) - t.gamma
+    sure = np.where(
+        t.sure > 0, np.floor(st._CELLS * np.exp(-(gamma + h_far)) * (1 - 1e-14)), 0
+    )
+    wrong = t._replace(gamma=gamma, sure=sure.astype(np.int64))
+    y = st._strip_draws(
+        np.random.default_rng(52), 2 * 10**6, wrong, 0.0, 1.0, 0.0, np.inf
+    )
+    assert _generic_chi2(m, t, y) < 1e-6
+
+
+@pytest.mark.parametrize("q", [0.5, -2.0])
+def test_generic_strips_with_every_decision_by_a_fresh_uniform(monkeypatch, q):
+    """No proposal sure and the 11-bit tables useless: every proposal decided by a fresh uniform against the base's
+    own density, in rounds of 7 proposals; the same law."""
+    m = dpbook.Restricted(stats.skewnorm(3, scale=2.0))
+    t = _generic_table(m, q)
+    slow = t._replace(sure=np.zeros_like(t.sure))
+    monkeypatch.setattr(st, "_SURE_KEEP", np.full(st._CELLS, -1.0))
+    monkeypatch.setattr(st, "_SURE_DROP", np.full(st._CELLS, np.inf))
+    monkeypatch.setattr(st, "_PROPOSALS", 7)
+    y = st._strip_draws(np.random.default_rng(53), 20_000, slow, 0.0, 2.0, 0.0, np.inf)
+    assert y.min() >= 0.0
+    assert _ks(y, _restricted_cdf(m, q)) > 1e-4
+
+
+def test_generic_strips_exact_tail(monkeypatch):
+    """With one shell and the exact tail holding ``2^-6`` of the mass (not ``2^-30``), the tail is drawn often (a
+    spy counts it) and the law is the same (KS)."""
+    monkeypatch.setattr(st, "_SHELLS", 1)
+    monkeypatch.setattr(st, "_TAIL_SHARE", 2.0**-6)
+    m = dpbook.Restricted(stats.t(5))
+    t = _generic_table(m, 0.5)
+    assert t.curved.sum() == 1
+    drawn = []
+    tail = t.tail
+
+    def spy(rng, k):
+        drawn.append(k)
+        return tail(rng, k)
+
+    x = st._strip_draws(
+        np.random.default_rng(54), 200_000, t._replace(tail=spy), 0.0, 1.0, 0.0, np.inf
+    )
+    assert sum(drawn) > 20
+    assert _ks(x, _restricted_cdf(m, 0.5)) > 1e-4
+
+
+def test_generic_strips_refuse_what_they_cannot_do():
+    """No table for a density that rises away from its modes (two normal bumps told of one), for a cut where
+    ``|log f|`` passes ``2^16`` or the base's mass is lost; a point found above its strip's envelope (envelopes
+    lowered) raises rather than be kept."""
+
+    def bumps(w):
+        return np.logaddexp(stats.norm.logpdf(w, -6.0), stats.norm.logpdf(w, 6.0))
+
+    def bumps_sf(w):
+        return np.logaddexp(stats.norm.logsf(w, -6.0), stats.norm.logsf(w, 6.0))
+
+    # told of one mode, at 6, the strips see the density rise again towards -6; told of both (each where the
+    # other's slope is e^-70 of its own), they hold
+    assert st._generic_strip_table(bumps, bumps_sf, None, [6.0], [], -9.0) is None
+    both = st._generic_strip_table(bumps, bumps_sf, None, [-6.0, 6.0], [0.0], -9.0)
+    assert both is not None and both.rate > 0.99
+    m = dpbook.Restricted(stats.gumbel_l)
+    assert m._strip_table(40.0) is None  # log f(40) = 40 - e^40
+    t = _generic_table(dpbook.Restricted(stats.t(5)), 0.5)
+    low = t._replace(log_env=t.log_env - 0.5, sure=np.zeros_like(t.sure))
+    with pytest.raises(ArithmeticError, match="above its strip's envelope"):
+        st._strip_draws(np.random.default_rng(55), 10_000, low, 0.0, 1.0, 0.0, np.inf)
+
+
+def test_generic_strips_not_for_other_bases(monkeypatch):
+    """Neither a base the strips do not know (Tukey's lambda) nor a double gamma with a pole at 0 takes them."""
+    monkeypatch.setattr(st, "_STRIP_MIN", 2**10)
+    calls = _spy_laws(monkeypatch)
+    for base in (stats.dgamma(0.8), stats.tukeylambda(-0.2)):
+        m = dpbook.Restricted(base)
+        x = m.sample(0.5, 2**10, rng=np.random.default_rng(56))
+        assert not calls and x.min() >= 0.0
+
+
+def test_generic_strips_survive_pickling():
+    """A ``Restricted`` that has drawn by strips pickles (its tables, which hold closures, are left behind) and,
+    unpickled, rebuilds the same table: the same draws from the same seed."""
+    import pickle
+
+    m = dpbook.Restricted(stats.t(5))
+    x = m.sample(0.5, st._STRIP_MIN, rng=np.random.default_rng(57))
+    again = pickle.loads(pickle.dumps(m))
+    assert np.array_equal(
+        again.sample(0.5, st._STRIP_MIN, rng=np.random.default_rng(57)), x
+    )
