@@ -23,16 +23,16 @@ log-tail and an exact sampler of its tail beyond a point.  Its 4,096 strips are 
 which bounds ``f`` on them only where ``f`` decreases away from the modes: the caller vouches for the law's shape (a
 list of scipy's families, unimodal or with two modes in closed form), a mode may be found numerically (the strips
 from a mode are raised by ``_MODE_MARGIN``), and the table is refused where the density rises away from a mode on
-its grids (8,193 + 2,048 points a side and their midpoints, and
-nine points a strip).  The edges come from the density alone: Simpson's rule on the grid gives the mass to each
-distance, inverted by cubic Hermite interpolation (its slope ``1/f`` is known), then each strip's share is scaled
-by the mean envelope mass over its own, five times.  The bulk ends where one strip's share of a side is left; flat
+its grids (8,193 + 2,048 points a side and their midpoints, and nine points a strip).  The edges come from the
+density alone: Simpson's rule on the grid gives the mass to each distance, inverted by cubic Hermite interpolation
+(its slope ``1/f`` is known), then each strip's share is scaled by the mean envelope mass over its own, up to five
+times.  The bulk ends where one strip's share of a side is left; flat
 *shells* of at most the bulk's envelope mass follow, each wider than the last, until an open side's tail holds
 ``2^-30`` of the mass; that tail is a strip of its own, kept with probability ``B/c`` and drawn by the law's own
 inverse cdf (once in a billion draws).  A proposal not decided at once is decided against ``f`` at the ends of the
-eighth of its strip holding it, and only then, for about one in eight, against ``f`` itself.  99.5-99.8% of the
-proposals are kept, 99.6% at once; a table costs 10-300 ms (the density's cost: the normal-inverse Gaussian's Bessel
-functions are the dearest).
+eighth of its strip holding it, and only then, for about one in eight, against ``f`` itself.  99.7-99.8% of the
+proposals are kept, 99.6% at once; a table costs 20-170 ms (most of it the density's: the noncentral t's and the
+generalized hyperbolic's are the dearest).
 """
 
 from __future__ import annotations
@@ -178,10 +178,10 @@ def _joined(sides):
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 
 
-def _by_strips(rng, size, table, origin, step, lower, upper):
-    """The draws of :func:`_strip_draws` from the table ``table()`` (built only for ``_STRIP_MIN`` draws or more), or
-    ``None`` where the route does not apply (fewer draws, or no table)."""
-    if size < _STRIP_MIN:
+def _by_strips(rng, size, table, origin, step, lower, upper, minimum=None):
+    """The draws of :func:`_strip_draws` from the table ``table()`` (built only for ``minimum`` draws or more,
+    ``_STRIP_MIN`` by default), or ``None`` where the route does not apply (fewer draws, or no table)."""
+    if size < (_STRIP_MIN if minimum is None else minimum):
         return None
     t = table()
     if t is None:
@@ -594,7 +594,7 @@ def _log_mass_grid(g, reach):
     return grid, mass, dens, g0
 
 
-def _generic_side(g, reach, count, log_tail, top_margin):
+def _generic_side(g, reach, count, log_tail, top_margin, got):
     """The strips of one side: distances ``d >= 0`` along which the log-density ``g(d)`` does not increase, out to
     ``reach`` (``inf``: an open side, ending in its exact tail, ``log_tail(d)`` its log-mass beyond ``d``).
 
@@ -603,8 +603,7 @@ def _generic_side(g, reach, count, log_tail, top_margin):
     open side's last strip is its tail beyond the shells (curved: drawn exactly).  ``top_margin``: the log-margin
     of the envelope of a strip starting at ``d = 0`` (a mode found numerically).  Returns ``(near, width, far,
     curved, log_env, log_b)`` (distances; ``log_env`` each strip's envelope ``≥ g`` on it, ``log_b`` its log-mass)
-    or ``None``."""
-    got = _log_mass_grid(g, reach)
+    or ``None``.  ``got``: the side's :func:`_log_mass_grid`."""
     if got is None or count < 1:
         return None
     grid, mass, dens, g0 = got
@@ -621,6 +620,16 @@ def _generic_side(g, reach, count, log_tail, top_margin):
         shells = min(_SHELLS, count // 4)
     if open_side and stop >= reach:
         return None  # (an open side needs its shells and tail)
+    # the distance as a function of the mass up to it: cubic Hermite (its slope is 1/f), out to the bulk's end
+    inside = np.flatnonzero((grid <= stop) & (dens > 1e-300))
+    rising = np.zeros(inside.size, dtype=bool)
+    j = np.flatnonzero(np.diff(mass[inside]) > 0)
+    rising[j], rising[j + 1] = True, True
+    keep = inside[rising]
+    if keep.size < 2:
+        return None
+    inverse = interpolate.CubicHermiteSpline(mass[keep], grid[keep], 1.0 / dens[keep])
+    bulk_end = (inverse, float(mass[keep[-1]]), float(grid[keep[-1]]))
     # the shells a side needs are known once its bulk is: each pass gives the bulk the strips the last one's
     # shells left
     for _ in range(_SHELLS + 1):  # (the shells used only decrease)
@@ -629,8 +638,8 @@ def _generic_side(g, reach, count, log_tail, top_margin):
             reach,
             count - shells - open_side,
             shells,
-            stop,
-            (grid, mass, dens),
+            bulk_end,
+            (grid, mass),
             g0,
             log_tail,
             top_margin,
@@ -648,24 +657,16 @@ def _generic_side(g, reach, count, log_tail, top_margin):
 
 
 def _generic_bulk_and_shells(
-    g, reach, bulk, shells, stop, tables, g0, log_tail, top_margin
+    g, reach, bulk, shells, bulk_end, tables, g0, log_tail, top_margin
 ):
-    """``bulk`` strips of :func:`_generic_side` up to ``stop``, then its shells (at most ``shells``) and an open
-    side's tail: lists ``(near, far, log_env, log_b, curved)`` and the number of shells used."""
+    """``bulk`` strips of :func:`_generic_side` up to the bulk's end (``bulk_end``: the inverse of the mass up to a
+    distance, the mass and the distance there), then its shells (at most ``shells``) and an open side's tail: lists
+    ``(near, far, log_env, log_b, curved)`` and the number of shells used."""
     open_side = not math.isfinite(reach)
     if bulk < 1:
         return None
-    grid, mass, dens = tables
-    log_total = math.log(mass[-1]) + g0
-    # the distance as a function of the mass up to it: cubic Hermite (its slope is 1/f), out to the bulk's end
-    inside = np.flatnonzero((grid <= stop) & (dens > 1e-300))
-    j = np.flatnonzero(np.diff(mass[inside]) > 0)
-    keep = inside[np.union1d(j, j + 1)] if j.size else inside[:1]
-    if keep.size < 2:
-        return None
-    inverse = interpolate.CubicHermiteSpline(mass[keep], grid[keep], 1.0 / dens[keep])
-    m_stop = float(mass[keep[-1]])
-    stop = float(grid[keep[-1]])
+    grid, mass = tables
+    inverse, m_stop, stop = bulk_end
 
     def envelope(edges):
         near, width = edges[:-1], np.diff(edges)
@@ -679,15 +680,18 @@ def _generic_bulk_and_shells(
         return np.maximum.accumulate(np.clip(edges, 0.0, stop))
 
     # equal true masses first, then each strip's share of the mass scaled by the mean envelope mass over its own,
-    # five times (the envelopes' masses move slower than the shares that set them)
+    # up to five times (the envelopes' masses move slower than the shares that set them), until they are within
+    # 1e-3 of their mean
     weights = np.ones(bulk)
     for _ in range(6):
         edges = place(np.cumsum(weights[:-1]) / weights.sum())
-        log_b = envelope(edges)[1]
+        log_env, log_b = envelope(edges)
         if not np.all(np.isfinite(log_b)):
             return None
-        weights = weights * np.exp(np.mean(log_b) - log_b)
-    log_env, log_b = envelope(edges)
+        spread = np.mean(log_b) - log_b
+        if np.max(np.abs(spread)) < 1e-3:
+            break
+        weights = weights * np.exp(spread)
     if not np.all(np.isfinite(log_env)):
         return None
     near, far = list(edges[:-1]), list(edges[1:])
@@ -696,8 +700,11 @@ def _generic_bulk_and_shells(
     top = float(np.max(log_b))
     d = stop
     for k in range(shells):
-        if open_side and log_tail(d) - log_total < math.log(_TAIL_SHARE):
-            break  # the exact tail from here
+        if (
+            open_side
+            and not mass[-1] - np.interp(d, grid, mass) > _TAIL_SHARE * mass[-1]
+        ):
+            break  # the exact tail from here (the grid's mass beyond: only the cost depends on it)
         ld = float(g(np.array([d]))[0])
         end = (
             d + math.exp(top - ld)
@@ -773,6 +780,10 @@ def _generic_strip_table(logpdf, log_sf, tail, peaks, troughs, cut):
             ]
         )
         share = np.maximum(share, 0.0)
+        grids = []  # each side's log-density of the distance and its grid (once: the sides are built twice)
+        for sign, start, reach, *_ in specs:
+            g = lambda d, start=start, sign=sign: logpdf(start + sign * d)  # noqa: E731
+            grids.append((g, _log_mass_grid(g, reach)))
         for _ in range(
             2
         ):  # the strips shared by the sides' masses, then by their envelopes'
@@ -784,14 +795,13 @@ def _generic_strip_table(logpdf, log_sf, tail, peaks, troughs, cut):
             if counts[big] < 1:
                 return None
             sides = []
-            for (sign, start, reach, *_), k in zip(specs, counts):
-                g = lambda d, start=start, sign=sign: logpdf(start + sign * d)  # noqa: E731
+            for (sign, start, reach, *_), k, (g, got) in zip(specs, counts, grids):
                 log_tail = (
                     (lambda d, start=start: log_sf(start + d))
                     if math.isinf(reach)
                     else None
                 )
-                side = _generic_side(g, reach, int(k), log_tail, _MODE_MARGIN)
+                side = _generic_side(g, reach, int(k), log_tail, _MODE_MARGIN, got)
                 if side is None:
                     return None
                 sides.append((sign, start - cut, side))
@@ -849,10 +859,11 @@ def _generic_strip_table(logpdf, log_sf, tail, peaks, troughs, cut):
     )
 
 
-def _generic_strip_draws(rng, size, table, scale):
+def _generic_strip_draws(rng, size, table, scale, minimum):
     """``size`` draws of ``scale (W - cut)`` given ``W >= cut`` from the table ``table()`` of
-    :func:`_generic_strip_table`, or ``None`` where the route does not apply."""
-    return _by_strips(rng, size, table, 0.0, scale, 0.0, math.inf)
+    :func:`_generic_strip_table`, or ``None`` where the route does not apply (fewer than ``minimum`` draws, a
+    number the caller fixes by the law alone, or no table)."""
+    return _by_strips(rng, size, table, 0.0, scale, 0.0, math.inf, minimum)
 
 
 # --- the sampler --------------------------------------------------------------------------------------------------

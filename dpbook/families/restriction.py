@@ -97,6 +97,26 @@ class Restricted(Mechanism):
         )
     )
 
+    #: the bases of the strips whose scipy quantile costs under 2 µs a draw (closed forms): they take the strips
+    #: from ``_STRIP_MIN`` draws, where a table (20-45 ms for them) costs less than the inverse cdf; the others,
+    #: whose quantile is a root search or a series (3.5 µs a draw for Student's t, 45 µs for the skew normal, 9 ms
+    #: for the exponentially modified normal, 93 ms for the normal-inverse Gaussian, measured at 4,000 draws), from
+    #: fewer (:meth:`_strips_from`)
+    _QUICK_QUANTILE_BASES = frozenset(
+        (
+            "gumbel_r",
+            "gumbel_l",
+            "hypsecant",
+            "genlogistic",
+            "moyal",
+            "powernorm",
+            "dweibull",
+            "gennorm",
+            "laplace_asymmetric",
+            "johnsonsu",
+        )
+    )
+
     #: the scipy laws symmetric about 0 with modes at ``±m`` and a trough at 0 (``m`` in closed form from the
     #: shape): the double gamma ``|x|^{a-1} e^{-|x|}`` (``m = a - 1``) and double Weibull ``|x|^{c-1} e^{-|x|^c}``
     #: (``m = (1 - 1/c)^{1/c}``), for shapes above 1 (at 1 and below the density has a cusp or a pole at 0, which
@@ -699,12 +719,12 @@ class Restricted(Mechanism):
         of it by exact rejection from exponential proposals (:func:`_normal_tail_excess`).  A logistic base has a closed
         form (:meth:`_logistic_draws`); a Student t base with 3 degrees of freedom and one true value is sampled
         exactly by strips (many draws at a cut within 8 scales: :mod:`dpbook._kernels.strips`) or else by ratio
-        of uniforms (:func:`_t3_excess`), without a special function.  Many draws at one cut of a base of
-        ``_UNIMODAL_BASES`` (the skew normal, Gumbel, Student t with other degrees of freedom, ...) are made by
-        exact rejection from 4,096 strips built from the base's log-density alone (:func:`_generic_strip_table`,
-        refused where ``|log f|`` at the cut passes ``2^16`` or the density is seen to rise away from its mode);
-        any other base, and fewer draws, map the uniforms to the base's quantiles once, vectorized
-        (:meth:`_inverse_draws`)."""
+        of uniforms (:func:`_t3_excess`), without a special function.  Draws at one cut of a base of
+        ``_UNIMODAL_BASES`` or ``_BIMODAL_BASES`` (the skew normal, Gumbel, Student t with other degrees of
+        freedom, the double gamma, ...), as many as :meth:`_strips_from` says or more, are made by exact rejection
+        from 4,096 strips built from the base's log-density alone (:func:`_generic_strip_table`, refused where
+        ``|log f|`` at the cut passes ``2^16`` or the density is seen to rise away from its modes); any other
+        base, and fewer draws, map the uniforms to the base's quantiles once, vectorized (:meth:`_inverse_draws`)."""
         name = self.base.dist.name
         if name in ("laplace", "norm"):
             loc, scale = self._loc_scale()
@@ -771,7 +791,11 @@ class Restricted(Mechanism):
                 c = -(float(one.reshape(())) + self._loc) / self._scale
             size = math.prod(shape)
             out = _generic_strip_draws(
-                rng, size, lambda: self._strip_table(c), self._scale
+                rng,
+                size,
+                lambda: self._strip_table(c),
+                self._scale,
+                self._strips_from(),
             )
             if out is not None:  # many draws at one cut: the strips
                 return out.reshape(shape)
@@ -795,6 +819,18 @@ class Restricted(Mechanism):
         for key in ("_strip_tables", "_standard"):
             state.pop(key, None)
         return state
+
+    def _strips_from(self):
+        """The fewest draws at one true value this base takes from the strips (:meth:`_sample`): ``_STRIP_MIN`` for
+        a quick quantile, 16 where scipy inverts the cdf by its generic root search (``_ppf`` or ``_isf`` not
+        overridden: milliseconds a draw), ``_SLOW_QUANTILE_STRIPS`` for the others; by the base's class alone."""
+        dist = self._std.dist
+        if dist.name in self._QUICK_QUANTILE_BASES:
+            return None
+        generic = stats.rv_continuous
+        if type(dist)._ppf is generic._ppf or type(dist)._isf is generic._isf:
+            return 16
+        return _SLOW_QUANTILE_STRIPS
 
     def _strip_table(self, cut):
         """The strips of the standardized base on ``[cut, inf)`` (:func:`_generic_strip_table`), the last 16 kept."""
@@ -1284,6 +1320,12 @@ class _GenericTail:
             self.lF(z, Lz) - self.lF(c, Lc), nan=np.inf, posinf=np.inf, neginf=-np.inf
         )
 
+
+#: the fewest draws at one true value that a base of ``Restricted._UNIMODAL_BASES`` or ``_BIMODAL_BASES`` outside
+#: ``_QUICK_QUANTILE_BASES`` takes from the strips: a table is then cheaper than the inverse cdf of a few thousand
+#: draws (about 8,000 for Student's t, a hundred for the skew normal, one for the normal-inverse Gaussian); the route
+#: depends on the base and the size only, so that a seed gives the same draws whatever was cached
+_SLOW_QUANTILE_STRIPS = 2**13
 
 #: the cut of a normal base right of which one ``ndtri`` a draw costs more, measured, than Robert's exponential
 #: proposals (:func:`_normal_tail_excess`, two exponentials a proposal, 83% kept at ``c = 0.5``, ``ndtri`` slower

@@ -428,3 +428,22 @@ def test_generic_strips_survive_pickling():
     assert np.array_equal(
         again.sample(0.5, st._STRIP_MIN, rng=np.random.default_rng(57)), x
     )
+
+
+@pytest.mark.parametrize(
+    "base, first",
+    [(stats.gumbel_r, st._STRIP_MIN), (stats.t(5), 2**13), (stats.exponnorm(2), 16)],
+    ids=["quick quantile", "slow quantile", "root search"],
+)
+def test_generic_strips_from_a_size_set_by_the_base(monkeypatch, base, first):
+    """A closed-form quantile keeps the inverse cdf below ``_STRIP_MIN`` draws; a slow one (Student's t) below
+    ``2^13``; scipy's generic root search (the exponentially modified normal) below 16: one draw fewer than that
+    does not take the strips, that many does (a spy on the sampler)."""
+    m = dpbook.Restricted(base)
+    calls = _spy_laws(monkeypatch)
+    m.sample(0.5, first - 1, rng=np.random.default_rng(58))
+    assert not calls
+    x = m.sample(0.5, first, rng=np.random.default_rng(58))
+    assert (
+        calls and set(calls) == {"generic"} and x.shape == (first,) and x.min() >= 0.0
+    )
