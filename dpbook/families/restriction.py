@@ -98,20 +98,18 @@ class Restricted(Mechanism):
     )
 
     #: the bases of the strips whose scipy quantile costs under 2 µs a draw (closed forms): they take the strips
-    #: from ``_STRIP_MIN`` draws, where a table (20-45 ms for them) costs less than the inverse cdf; the others,
-    #: whose quantile is a root search or a series (3.5 µs a draw for Student's t, 45 µs for the skew normal, 9 ms
-    #: for the exponentially modified normal, 93 ms for the normal-inverse Gaussian, measured at 4,000 draws), from
-    #: fewer (:meth:`_strips_from`)
+    #: from ``_QUICK_QUANTILE_STRIPS`` draws, where a table (20-45 ms for them) costs what the inverse cdf does; the
+    #: others, whose quantile is a root search or a series (3.5 µs a draw for Student's t, 45 µs for the skew
+    #: normal, 9 ms for the exponentially modified normal, 93 ms for the normal-inverse Gaussian, measured at 4,000
+    #: draws), from fewer (:meth:`_strips_from`)
     _QUICK_QUANTILE_BASES = frozenset(
         (
             "gumbel_r",
             "gumbel_l",
             "hypsecant",
             "genlogistic",
-            "moyal",
             "powernorm",
             "dweibull",
-            "gennorm",
             "laplace_asymmetric",
             "johnsonsu",
         )
@@ -821,12 +819,13 @@ class Restricted(Mechanism):
         return state
 
     def _strips_from(self):
-        """The fewest draws at one true value this base takes from the strips (:meth:`_sample`): ``_STRIP_MIN`` for
-        a quick quantile, 16 where scipy inverts the cdf by its generic root search (``_ppf`` or ``_isf`` not
-        overridden: milliseconds a draw), ``_SLOW_QUANTILE_STRIPS`` for the others; by the base's class alone."""
+        """The fewest draws at one true value this base takes from the strips (:meth:`_sample`):
+        ``_QUICK_QUANTILE_STRIPS`` for a quick quantile, 16 where scipy inverts the cdf by its generic root search
+        (``_ppf`` or ``_isf`` not overridden: milliseconds a draw), ``_SLOW_QUANTILE_STRIPS`` for the others; by the
+        base's class alone."""
         dist = self._std.dist
         if dist.name in self._QUICK_QUANTILE_BASES:
-            return None
+            return _QUICK_QUANTILE_STRIPS
         generic = stats.rv_continuous
         if type(dist)._ppf is generic._ppf or type(dist)._isf is generic._isf:
             return 16
@@ -1320,6 +1319,10 @@ class _GenericTail:
             self.lF(z, Lz) - self.lF(c, Lc), nan=np.inf, posinf=np.inf, neginf=-np.inf
         )
 
+
+#: the fewest draws at one true value that a base of ``Restricted._QUICK_QUANTILE_BASES`` takes from the strips: about
+#: where a table (20-45 ms for them) and the closed-form quantiles of as many draws (0.5-1.7 µs each) cost the same
+_QUICK_QUANTILE_STRIPS = 2**16
 
 #: the fewest draws at one true value that a base of ``Restricted._UNIMODAL_BASES`` or ``_BIMODAL_BASES`` outside
 #: ``_QUICK_QUANTILE_BASES`` takes from the strips: a table is then cheaper than the inverse cdf of a few thousand

@@ -325,12 +325,12 @@ def _generic_chi2(m, t, x):
     "base, q", [(stats.t(5), 0.5), (stats.skewnorm(3), -1.0)], ids=["t5", "skewnorm"]
 )
 def test_generic_strips_hold_their_exact_masses(base, q):
-    """Counted strip by strip (4,096 cells, shells included), 2 million draws match the strips' exact masses from
+    """Counted strip by strip (4,096 cells, shells included), a million draws match the strips' exact masses from
     scipy's ``sf`` (χ²); acceptances made wrong by ``gamma`` growing from 0 to 0.2 over the strips (``sure``
     recomputed to match) fail the same test."""
     m = dpbook.Restricted(base)
     t = _generic_table(m, q)
-    x = st._strip_draws(np.random.default_rng(52), 2 * 10**6, t, 0.0, 1.0, 0.0, np.inf)
+    x = st._strip_draws(np.random.default_rng(52), 10**6, t, 0.0, 1.0, 0.0, np.inf)
     assert _generic_chi2(m, t, x) > 1e-6
     gamma = np.where(
         np.isfinite(t.gamma), np.linspace(0.0, 0.2, t.gamma.size) + t.gamma, t.gamma
@@ -340,9 +340,7 @@ def test_generic_strips_hold_their_exact_masses(base, q):
         t.sure > 0, np.floor(st._CELLS * np.exp(-(gamma + h_far)) * (1 - 1e-14)), 0
     )
     wrong = t._replace(gamma=gamma, sure=sure.astype(np.int64))
-    y = st._strip_draws(
-        np.random.default_rng(52), 2 * 10**6, wrong, 0.0, 1.0, 0.0, np.inf
-    )
+    y = st._strip_draws(np.random.default_rng(52), 10**6, wrong, 0.0, 1.0, 0.0, np.inf)
     assert _generic_chi2(m, t, y) < 1e-6
 
 
@@ -432,11 +430,11 @@ def test_generic_strips_survive_pickling():
 
 @pytest.mark.parametrize(
     "base, first",
-    [(stats.gumbel_r, st._STRIP_MIN), (stats.t(5), 2**13), (stats.exponnorm(2), 16)],
+    [(stats.gumbel_r, 2**16), (stats.t(5), 2**13), (stats.exponnorm(2), 16)],
     ids=["quick quantile", "slow quantile", "root search"],
 )
 def test_generic_strips_from_a_size_set_by_the_base(monkeypatch, base, first):
-    """A closed-form quantile keeps the inverse cdf below ``_STRIP_MIN`` draws; a slow one (Student's t) below
+    """A closed-form quantile keeps the inverse cdf below ``2^16`` draws; a slow one (Student's t) below
     ``2^13``; scipy's generic root search (the exponentially modified normal) below 16: one draw fewer than that
     does not take the strips, that many does (a spy on the sampler)."""
     m = dpbook.Restricted(base)
