@@ -71,7 +71,7 @@ import numpy as np
 from scipy import special, stats
 
 from .._kernels import validation as check
-from .._kernels.arrays import _below, _float, _invert_cdf, _key, _unkey
+from .._kernels.arrays import _below, _bound_in_place, _float, _invert_cdf, _key, _unkey
 from .._kernels.inversion import Root
 from ..mechanism import Mechanism
 
@@ -420,13 +420,14 @@ def _neyman(mechanism, x, level, v=None, closed_form=True):
     first = np.nextafter(lo, np.inf) if lo_open else lo
     none_low = top < first  # left_tail < α/2 on the whole domain: the nearest end is lo
     none_high = ~passed  # right_tail < α/2 everywhere: nearest end is hi
-    low = np.where(none_low, lo, np.where(none_high, hi, bottom))
-    high = np.where(none_low, lo, np.where(none_high, hi, top))
-    low, high = (
-        np.minimum(low, high),
-        np.maximum(low, high),
-    )  # a gap of one double: keep both
-    low, high = np.clip(low, lo, hi) + 0.0, np.clip(high, lo, hi) + 0.0
+    if none_low.any() or none_high.any():
+        bottom = np.where(none_low, lo, np.where(none_high, hi, bottom))
+        top = np.where(none_low, lo, np.where(none_high, hi, top))
+    # a gap of one double: keep both; then on the domain, -0.0 made 0.0 (in place: both are new arrays)
+    low, high = np.minimum(bottom, top), np.maximum(bottom, top)
+    for end in (low, high):
+        _bound_in_place(end, lo, hi)
+        end += 0.0
     return low.reshape(shape), high.reshape(shape)
 
 
