@@ -93,6 +93,11 @@ def excluded(row):
     return None
 
 
+def _rescaled(base, kw):
+    """The frozen scipy law ``base`` with the keywords ``kw`` (``scale``) replacing or joining its own."""
+    return base.dist(*base.args, **{**base.kwds, **kw})
+
+
 #: :class:`dpbook.Restricted` with the scipy bases beyond the registry's (issue 26: "any scipy base"): every base of
 #: its generic strips (``registry.STRIP_BASES``) at a cut near its mode, three of them at the extremes (a cut 8
 #: scales right, a scale of 1e-300, one of 1e300); and, outside the bound, a base the strips do not take (a pole at
@@ -107,7 +112,7 @@ RESTRICTED_SCIPY = registry.Row(
     extreme=tuple(
         registry.Case(
             f"{name} {label}",
-            lambda make=make, kw=kw: dpbook.Restricted(make().dist(*make().args, **kw)),
+            lambda make=make, kw=kw: dpbook.Restricted(_rescaled(make(), kw)),
             (q,),
         )
         for name, label, kw, q in (

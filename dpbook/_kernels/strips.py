@@ -168,6 +168,15 @@ def _split(minus, plus, strips=_STRIPS):
     return min(max(round(strips * plus / (minus + plus)), 1), strips - 1)
 
 
+def _counts(share, strips=_STRIPS):
+    """How many of the ``strips`` each part gets for its ``share`` (normalized): at least one each, rounded up, the
+    largest taking what is left; ``None`` where that leaves it none."""
+    counts = np.maximum(np.ceil(strips * share), 1).astype(int)
+    big = int(np.argmax(share))
+    counts[big] = strips - (counts.sum() - counts[big])
+    return None if counts[big] < 1 else counts
+
+
 def _joined(sides):
     """One set of strip arrays ``(near, width, curved, gain, log_b)`` from ``[(sign, side arrays)]``: a side left of
     the mode (``sign < 0``) mirrored and reversed, so that its strip nearest the mode comes last."""
@@ -366,10 +375,8 @@ def _laplace_strip_table(q, scale, lo, hi):
         return None
     share = np.exp(log_side - np.max(log_side))
     share /= share.sum()
-    counts = np.maximum(np.ceil(_STRIPS * share), 1).astype(int)
-    big = int(np.argmax(share))
-    counts[big] = _STRIPS - (counts.sum() - counts[big])
-    if counts[big] < 1:
+    counts = _counts(share)
+    if counts is None:
         return None
     parts = []
     for (sign, s, e, near_end, far_end), n in zip(sides, counts):
@@ -520,7 +527,7 @@ def _t3_strip_draws(rng, size, cut, scale):
     return _by_strips(rng, size, table, 0.0, scale, 0.0, math.inf)
 
 
-# --- any unimodal law right of a cut (the other scipy bases of Restricted) ----------------------------------------
+# --- any law monotone between known extrema, right of a cut (the other scipy bases of Restricted) -------------------
 
 #: the log-margin over ``log f(m)`` of the envelope of a strip whose near end is a mode ``m`` found numerically: it
 #: covers a mode missed by ``δ`` while ``δ |(log f)'|`` (a cusp) or ``δ² |(log f)''|/2`` stays below it
@@ -543,11 +550,12 @@ _SUB = 8
 
 
 def _log_mass_grid(g, reach):
-    """A grid of distances ``d`` in ``[0, reach]`` (``reach`` may be ``inf``) and the cumulative ``∫_0^d e^{g - g(0)}``
-    on it (trapezoids, in units of ``e^{g(0)}``), for a log-density ``g`` of the distance that does not increase,
-    or ``None`` where ``g`` is not finite at 0 or increases on the grid (beyond a rounding).  The grid is linear
-    over 64 of the lengths ``a`` over which ``g`` falls by 1, then geometric out to ``reach`` or the doubles'
-    end; the masses are only for placing edges (they set the strips' cost, not their law)."""
+    """``(grid, mass, dens, g(0))``: a grid of distances ``d`` in ``[0, reach]`` (``reach`` may be ``inf``), the
+    cumulative ``∫_0^d e^{g - g(0)}`` on it (Simpson's rule with the cells' midpoints, in units of ``e^{g(0)}``) and
+    ``e^{g - g(0)}`` there, for a log-density ``g`` of the distance that does not increase, or ``None`` where ``g``
+    is not finite at 0 or increases on the grid (beyond a rounding).  The grid is linear over 64 of the lengths
+    ``a`` over which ``g`` falls by 1, then geometric out to ``reach`` or the doubles' end, and stops where ``g`` has
+    fallen by 100; the masses are only for placing edges (they set the strips' cost, not their law)."""
     g0 = float(g(np.zeros(1))[0])
     if not math.isfinite(g0):
         return None
@@ -594,19 +602,19 @@ def _log_mass_grid(g, reach):
     return grid, mass, dens, g0
 
 
-def _generic_side(g, reach, count, log_tail, top_margin, got):
+def _generic_side(g, reach, count, log_tail, laid):
     """The strips of one side: distances ``d >= 0`` along which the log-density ``g(d)`` does not increase, out to
     ``reach`` (``inf``: an open side, ending in its exact tail, ``log_tail(d)`` its log-mass beyond ``d``).
 
-    ``count`` strips: the *bulk*, at (nearly) equal envelope masses (:func:`_equalize`) up to where one strip's
-    share is left; then *shells*, flat strips of the bulk's largest envelope mass at most, out to ``reach``; an
-    open side's last strip is its tail beyond the shells (curved: drawn exactly).  ``top_margin``: the log-margin
-    of the envelope of a strip starting at ``d = 0`` (a mode found numerically).  Returns ``(near, width, far,
-    curved, log_env, log_b)`` (distances; ``log_env`` each strip's envelope ``≥ g`` on it, ``log_b`` its log-mass)
-    or ``None``.  ``got``: the side's :func:`_log_mass_grid`."""
-    if got is None or count < 1:
+    ``count`` strips: the *bulk*, at (nearly) equal envelope masses up to where one strip's share is left; then
+    *shells*, flat strips of the bulk's largest envelope mass at most, out to ``reach``; an open side's last strip is
+    its tail beyond the shells (curved: drawn exactly).  A strip starting at ``d = 0`` (a mode, maybe found
+    numerically) has its envelope raised by ``_MODE_MARGIN``.  Returns ``(near, width, far, curved, log_env,
+    log_b)`` (distances; ``log_env`` each strip's envelope ``≥ g`` on it, ``log_b`` its log-mass) or ``None``.
+    ``laid``: the side's :func:`_log_mass_grid`."""
+    if laid is None or count < 1:
         return None
-    grid, mass, dens, g0 = got
+    grid, mass, dens, g0 = laid
     total = mass[-1]
     open_side = not math.isfinite(reach)
     # the bulk ends where one strip's share is left (the whole side for one strip or a side that short)
@@ -633,7 +641,7 @@ def _generic_side(g, reach, count, log_tail, top_margin, got):
     # the shells a side needs are known once its bulk is: each pass gives the bulk the strips the last one's
     # shells left
     for _ in range(_SHELLS + 1):  # (the shells used only decrease)
-        got = _generic_bulk_and_shells(
+        built = _generic_bulk_and_shells(
             g,
             reach,
             count - shells - open_side,
@@ -642,11 +650,10 @@ def _generic_side(g, reach, count, log_tail, top_margin, got):
             (grid, mass),
             g0,
             log_tail,
-            top_margin,
         )
-        if got is None:
+        if built is None:
             return None
-        near, far, env, lb, curved, used = got
+        near, far, env, lb, curved, used = built
         if used == shells:
             break
         shells = used
@@ -656,9 +663,7 @@ def _generic_side(g, reach, count, log_tail, top_margin, got):
     return near, far - near, far, np.array(curved), np.array(env), np.array(lb)
 
 
-def _generic_bulk_and_shells(
-    g, reach, bulk, shells, bulk_end, tables, g0, log_tail, top_margin
-):
+def _generic_bulk_and_shells(g, reach, bulk, shells, bulk_end, tables, g0, log_tail):
     """``bulk`` strips of :func:`_generic_side` up to the bulk's end (``bulk_end``: the inverse of the mass up to a
     distance, the mass and the distance there), then its shells (at most ``shells``) and an open side's tail: lists
     ``(near, far, log_env, log_b, curved)`` and the number of shells used."""
@@ -672,7 +677,7 @@ def _generic_bulk_and_shells(
         near, width = edges[:-1], np.diff(edges)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             log_env = g(near)
-            log_env[near == 0.0] += top_margin
+            log_env[near == 0.0] += _MODE_MARGIN  # (a mode found numerically)
             return log_env, log_env + np.log(width)
 
     def place(f):
@@ -789,10 +794,8 @@ def _generic_strip_table(logpdf, log_sf, tail, peaks, troughs, cut):
         ):  # the strips shared by the sides' masses, then by their envelopes'
             if not share.sum() > 0:
                 return None
-            counts = np.maximum(np.ceil(strips * share / share.sum()), 1).astype(int)
-            big = int(np.argmax(share))
-            counts[big] = strips - (counts.sum() - counts[big])
-            if counts[big] < 1:
+            counts = _counts(share / share.sum(), strips)
+            if counts is None:
                 return None
             sides = []
             for (sign, start, reach, *_), k, (g, got) in zip(specs, counts, grids):
@@ -801,7 +804,7 @@ def _generic_strip_table(logpdf, log_sf, tail, peaks, troughs, cut):
                     if math.isinf(reach)
                     else None
                 )
-                side = _generic_side(g, reach, int(k), log_tail, _MODE_MARGIN, got)
+                side = _generic_side(g, reach, int(k), log_tail, got)
                 if side is None:
                     return None
                 sides.append((sign, start - cut, side))
@@ -977,18 +980,20 @@ def _strip_decisions(rng, t, raw, x, maybe, origin, step, lower, upper):
         ):  # flat strips against their envelopes; the exact tail kept
             # h lies between its values at the ends of the eighth of the strip holding the point: where those
             # decide alike (kept by the larger, dropped by the smaller) the density is not evaluated
-            env = t.log_env[ks]
+            # (the bounds' verdicts are carried as h = -inf, kept, and +inf, dropped: only an exact h may reach the
+            # fresh uniform below)
+            env, gamma = t.log_env[ks], t.gamma[ks]
             part = np.minimum((u * _SUB).astype(np.int64), _SUB - 1)
-            low = env - t.sub[ks, part] + t.gamma[ks]
-            high = env - t.sub[ks, part + 1] + t.gamma[ks]
-            keep = np.take(_SURE_KEEP, b)
-            h = np.where(high <= keep, high, low) - t.gamma[ks]
-            known = curved | (high <= keep) | (low >= np.take(_SURE_DROP, b))
-            rest = np.flatnonzero(~known)
+            low = env - t.sub[ks, part]
+            high = env - t.sub[ks, part + 1]
+            kept = ~curved & (high + gamma <= np.take(_SURE_KEEP, b))
+            dropped = ~curved & ~kept & (low + gamma >= np.take(_SURE_DROP, b))
+            h = np.where(kept, -np.inf, np.where(dropped, np.inf, low))
+            rest = np.flatnonzero(~(curved | kept | dropped))
             if rest.size:
                 h[rest] = env[rest] - t.logpdf(mode[rest] + y[rest])
             h[curved] = 0.0
-            if np.any(h < -1e-9):
+            if np.any(np.where(kept, high, np.where(dropped, low, h)) < -1e-9):
                 raise ArithmeticError(
                     "a point lies above its strip's envelope: the base law is not unimodal about the mode found"
                 )

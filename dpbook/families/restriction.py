@@ -856,7 +856,7 @@ class Restricted(Mechanism):
         """The standardized base's log-density at ``w`` (an array), ``-inf`` where scipy's formula fails: the
         distribution's own ``_logpdf`` at its shape parameters (its support is the whole line, so that nothing
         of what the public ``logpdf`` adds, argument checks and the support's mask, applies: 200 ns a point
-        less; ``tests/families/test_restriction.py`` checks the two agree)."""
+        less; ``tests/_kernels/test_strips.py`` checks the two agree)."""
         w = np.asarray(w, dtype=float)
         law, shapes = self._std.dist, self._std.args
         with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -199,6 +199,13 @@ def test_t3_tail_and_its_inverse_against_scipy():
     assert np.allclose(st._t3_isf(s), stats.t.isf(s, 3), rtol=1e-8, atol=0)
 
 
+def _restricted_cdf(m, q):
+    """The exact cdf of ``Restricted`` at ``q`` from the standardized base's own tail (scipy's ``sf``)."""
+    cut = -(q + m._loc) / m._scale
+    tail = m._std.sf(cut)
+    return lambda v: 1.0 - m._std.sf(cut + v / m._scale) / tail
+
+
 def _spy_laws(monkeypatch):
     """The laws of the tables :func:`_strip_draws` is called with, in order (a spy replacing it)."""
     calls = []
@@ -223,9 +230,7 @@ def test_t3_strips_draw_the_restricted_law(monkeypatch, q):
     x = m.sample(q, 2**17, rng=np.random.default_rng(48))
     assert calls and calls[0] == "t3"
     assert x.min() >= 0.0
-    cut = -q / 2.0
-    tail = stats.t.sf(cut, 3)
-    assert _ks(x, lambda v: 1.0 - stats.t.sf(cut + v / 2.0, 3) / tail) > 1e-4
+    assert _ks(x, _restricted_cdf(m, q)) > 1e-4
 
 
 def test_normal_strips_through_restricted(monkeypatch):
@@ -256,13 +261,6 @@ def test_every_unimodal_base_has_strips():
         for c in (peaks[0] - 1.0, peaks[-1] + 2.0):
             t = m._strip_table(c)
             assert t is not None and t.rate > 0.99, (name, c)
-
-
-def _restricted_cdf(m, q):
-    """The exact cdf of ``Restricted`` at ``q`` from the standardized base's own tail (scipy's ``sf``)."""
-    cut = -(q + m._loc) / m._scale
-    tail = m._std.sf(cut)
-    return lambda v: 1.0 - m._std.sf(cut + v / m._scale) / tail
 
 
 GENERIC_CASES = [
