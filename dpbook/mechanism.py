@@ -89,6 +89,9 @@ class Mechanism(abc.ABC):
         adds a proved bound ``width`` on how far from ``root`` the computed transform can cross ``p``;
         the intervals then take the ends from it without evaluating the law (over the integers the
         search's own integers, over the doubles ``root`` moved outward by ``width``) [intervals].
+    ``_quantiles_in_q(x, p, v_top, v_bottom)``
+        The two ends' ``_quantile_in_q`` (lower tail with ``v_top``, upper with ``v_bottom``) as a pair, or
+        ``None``; the default calls it twice, a family may share the work of the two [intervals].
 
     **Traits** (class attributes, declared here with their defaults):
 
@@ -235,6 +238,14 @@ class Mechanism(abc.ABC):
     def _quantile_in_q(self, x, p, v, upper):
         """The ``q`` where the randomized PIT of ``x`` equals ``p`` (see the class docstring), or ``None``."""
         return None
+
+    def _quantiles_in_q(self, x, p, v_top, v_bottom):
+        """Both ends' roots, ``(_quantile_in_q(x, p, v_top, False), _quantile_in_q(x, p, v_bottom, True))``, or
+        ``None`` without a closed form (see the class docstring).  A family may compute the two at once."""
+        top = self._quantile_in_q(x, p, v_top, False)
+        if top is None:
+            return None
+        return top, self._quantile_in_q(x, p, v_bottom, True)
 
     # --- the public methods: validate once, call the kernel ------------------------------------
     def at(self, q):

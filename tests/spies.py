@@ -37,3 +37,19 @@ def count_law_evaluations(monkeypatch, mechanism):
 
         monkeypatch.setattr(mechanism, name, recorder)
     return seen
+
+
+def replace_roots(monkeypatch, mechanism, roots):
+    """Put ``roots`` in place of ``mechanism``'s closed-form roots (``_quantile_in_q``), for both ends of an
+    interval: a family that computes the two at once (``_quantiles_in_q``) then asks ``roots`` for each end, as
+    the default of :class:`dpbook.Mechanism` does."""
+    import functools
+
+    from dpbook.mechanism import Mechanism
+
+    monkeypatch.setattr(mechanism, "_quantile_in_q", roots)
+    monkeypatch.setattr(
+        mechanism,
+        "_quantiles_in_q",
+        functools.partial(Mechanism._quantiles_in_q, mechanism),
+    )

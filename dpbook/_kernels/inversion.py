@@ -90,21 +90,55 @@ def _on_bounds(x, lower, top):
     )
 
 
-def _bound_releases(x, shape, lower, top, v, p):
+def _bound_positions(x, lower, top):
+    """``[(bound, at, gathered)]``: for each finite bound that holds releases, their flat positions in ``x``, and
+    a place for the uniforms gathered there (:func:`_bound_releases`)."""
+    positions = []
+    for bound, on in zip((lower, top), _on_bounds(x, lower, top)):
+        if on is not None:
+            at = np.nonzero(on.reshape(-1))[0]
+            if at.size:
+                positions.append((bound, at, {}))
+    return positions
+
+
+def _shared_positions(x, p, vs, lower, top):
+    """:func:`_bound_positions` computed once for the two ends of an interval (``vs``: their uniforms), or
+    ``None`` (each end computes its own) where ``p`` or a ``v`` has another shape than ``x``."""
+    if any(np.ndim(a) and np.shape(a) != np.shape(x) for a in (p, *vs)):
+        return None
+    return _bound_positions(np.asarray(x, dtype=float), lower, top)
+
+
+def _both_ends(root, x, p, v_top, v_bottom, params, lower, top):
+    """``(root(x, p, v_top, False, *params, lower, top, positions), root(x, p, v_bottom, True, ...))``: a clamped
+    family's two ends with the positions of the releases on its bounds found once (:func:`_shared_positions`)."""
+    positions = _shared_positions(x, p, (v_top, v_bottom), lower, top)
+    return tuple(
+        root(x, p, v, upper, *params, lower, top, positions)
+        for v, upper in ((v_top, False), (v_bottom, True))
+    )
+
+
+def _bound_releases(x, shape, lower, top, v, p, positions=None):
     """For each finite bound that holds releases: ``(bound, at, v_at, p_at)``, the flat positions of the releases
     (``x`` of the broadcast ``shape``) on it and their ``v`` and ``p`` (a scalar stays a scalar).  The roots
-    compute the releases on a bound apart, on their own positions only."""
-    for bound, on in zip((lower, top), _on_bounds(x, lower, top)):
-        if on is None or not on.any():
-            continue
-        at = np.flatnonzero(on)
-        w, pp = (
-            np.broadcast_to(a, shape).ravel()[at] if np.ndim(a) else a for a in (v, p)
-        )
+    compute the releases on a bound apart, on their own positions only.  ``positions``: those of
+    :func:`_shared_positions`, when the caller has them (the uniforms of both ends, often one array, are then
+    gathered once)."""
+    if positions is None:
+        positions = _bound_positions(x, lower, top)
+    for bound, at, gathered in positions:
+        if (
+            np.ndim(v) and id(v) not in gathered
+        ):  # (v outlives the two calls that share positions)
+            gathered[id(v)] = np.broadcast_to(v, shape).ravel()[at]
+        w = gathered[id(v)] if np.ndim(v) else v
+        pp = np.broadcast_to(p, shape).ravel()[at] if np.ndim(p) else p
         yield bound, at, w, pp
 
 
-def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
+def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf, positions=None):
     """The :class:`Root` of ``P_q(M < x) + v P_q(M = x) = p`` (``upper`` false) or ``P_q(M > x) + (1 - v)
     P_q(M = x) = p`` (``upper`` true) for ``M = clip(q + L_b, lower, top)`` (Laplace noise of scale ``b``).
 
@@ -121,19 +155,18 @@ def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
     The width (module docstring) is written with ``ulp(y) <= 2u|y| + 2^-1074``, ``x - x^- <= 2u|x| + 2^-1074``:
     ``W = u (32 |z_0| + 36 b + 12 |x|) + 2^-1020`` (``z_0 = b log(2r)``; a normal number for the last term, as
     arithmetic on subnormal ones is slow on most processors), covering also the rounding of the
-    intervals' ``root ± W``.  The releases on a bound are computed apart (on their own positions only).
+    intervals' ``root ± W``.  The releases on a bound are computed apart (on their own positions only, or
+    ``positions``: :func:`_shared_positions`).
     """
     b = float(scale)
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         z0 = b * np.log(2.0 * np.minimum(p, 0.5))
         root = np.asarray(x + z0 if upper else x - z0)
-        width = np.asarray(np.abs(x))
-        width *= 12.0 * _U
-        width += _U * (32.0 * np.abs(z0) + 36.0 * b) + _TINY
+        width = _laplace_width(x, z0, b)
         if np.ndim(p) or np.ndim(v) > x.ndim or p >= 0.5:
             return _laplace_bounds(x, p, v, upper, b, lower, top)
-        for bound, at, w, _ in _bound_releases(x, x.shape, lower, top, v, p):
+        for bound, at, w, _ in _bound_releases(x, x.shape, lower, top, v, p, positions):
             r, z, ok = None, None, None
             if (bound == lower) != bool(upper):  # the atom's weight divides p
                 r = p / ((1.0 - w) if upper else w)
@@ -163,6 +196,15 @@ def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
         return Root(root, width)
 
 
+def _laplace_width(x, z0, b):
+    """The width of :func:`_laplace_root` between the bounds, ``u (12 |x| + 32 |z_0| + 36 b) + 2^-1020``, as a new
+    array (the same for both tails: ``|z_0|`` is)."""
+    width = np.asarray(np.abs(x))
+    width *= 12.0 * _U
+    width += _U * (32.0 * np.abs(z0) + 36.0 * b) + _TINY
+    return width
+
+
 def _laplace_bounds(x, p, v, upper, b, lower, top):
     """:func:`_laplace_root` for arrays of probabilities (or ``p >= 1/2``): the same cases, on whole arrays."""
     x, p, v = np.broadcast_arrays(x, p, v)
@@ -190,7 +232,9 @@ def _laplace_bounds(x, p, v, upper, b, lower, top):
         return Root(root, width)
 
 
-def _geometric_root(x, p, v, upper, lam, log1p_alpha, lower=-np.inf, top=np.inf):
+def _geometric_root(
+    x, p, v, upper, lam, log1p_alpha, lower=-np.inf, top=np.inf, positions=None
+):
     """The :class:`Root` of the same transforms over integer ``q`` for ``M = clip(q + K, lower, top)`` with
     discrete Laplace noise ``K`` (``λ = 1/b``, ``log1p_alpha = log(1 + α)``, ``α = e^{-λ}``), where the
     intervals compute ``P(M < x)`` as ``P(M <= x - 1)``.
@@ -204,7 +248,8 @@ def _geometric_root(x, p, v, upper, lam, log1p_alpha, lower=-np.inf, top=np.inf)
     ``q = top - 1`` down and ``s + v(1 - s)`` at ``q = top`` (``s = T(-1)``), so the end is ``top`` or
     ``top - 1``; at ``x = lower`` the upper tail is ``1 - v(1 - s)`` at ``q = lower``, above ``1/2`` from
     ``lower + 1`` on.  Each is decided where the value is more than ``1e-12`` (far above its rounding) from
-    ``p``.  The releases on a bound are computed apart (on their own positions only).
+    ``p``.  The releases on a bound are computed apart (on their own positions only, or ``positions``:
+    :func:`_shared_positions`).
     """
     lam = float(lam)
     alpha = math.exp(-lam)
@@ -213,9 +258,12 @@ def _geometric_root(x, p, v, upper, lam, log1p_alpha, lower=-np.inf, top=np.inf)
         x = np.broadcast_to(np.asarray(x, dtype=float), shape)
         r = p / ((1.0 - v + v * alpha) if upper else (v + (1.0 - v) * alpha))
         m0, width = _geometric_tail(x, r, lam, log1p_alpha)
-        m0 = np.broadcast_to(m0, shape).copy()  # the root is x + m0 (upper), x - m0
+        if (
+            m0.shape != shape or not m0.flags.owndata
+        ):  # the root is x + m0 (upper), x - m0
+            m0 = np.broadcast_to(m0, shape).copy()
         flat_m0, flat_width = m0.reshape(-1), width.reshape(-1)
-        for bound, at, w, pp in _bound_releases(x, shape, lower, top, v, p):
+        for bound, at, w, pp in _bound_releases(x, shape, lower, top, v, p, positions):
             if (bound == lower) != bool(upper):  # the atom's weight divides p
                 weight = (1.0 - w) if upper else w
                 r = pp / weight
@@ -275,9 +323,19 @@ def _shifted_root(root, shift):
     ``12 u |R|`` (``|R| <= (|x| + |z_0|)(1 + u)`` against ``u(12|x| + 32|z_0|)``; ``21 u b |log 2g|`` against
     ``|R| = b |log 2g|``), so ``4u|R| <= W/3`` and the width ``1.5 W + 5u shift + 2^-1020`` covers it (an
     infinite root stays infinite, a NaN width NaN)."""
-    r, w = root
+    r, w = (np.array(a, dtype=float) for a in root)
+    _shift_in_place(r, w, shift)
+    return Root(r, w)
+
+
+def _shift_in_place(root, width, shift):
+    """:func:`_shifted_root` written over arrays of its own: ``root + shift`` and, unless ``width`` is ``None``,
+    ``1.5 width + 5 u |shift| + 2^-1020`` (the same doubles)."""
     with np.errstate(invalid="ignore", over="ignore"):
-        return Root(r + shift, 1.5 * w + (5.0 * _U * abs(shift) + _TINY))
+        root += shift
+        if width is not None:
+            width *= 1.5
+            width += 5.0 * _U * abs(shift) + _TINY
 
 
 def _ramp_root(x, p, v, upper, scale, shift):
@@ -320,24 +378,79 @@ def _ramp_root(x, p, v, upper, scale, shift):
         if root.shape != shape or not (root.flags.owndata and width.flags.owndata):
             root = np.array(np.broadcast_to(root, shape), dtype=float)
             width = np.array(np.broadcast_to(width, shape), dtype=float)
-        if np.ndim(p) == 0 and np.ndim(v) == 0:  # the same answer at every atom
-            r0, w0 = _ramp_atom_once(float(p), float(v), bool(upper), b)
-            np.putmask(root, on_atom, r0)
-            np.putmask(width, on_atom, w0)
-        else:
-            at = np.flatnonzero(on_atom)
-            pp, w = (
-                np.broadcast_to(np.asarray(a, dtype=float), shape).reshape(-1)[at]
-                if np.ndim(a)
-                else np.full(at.size, float(a))
-                for a in (p, v)
-            )
-            r0, w0 = _ramp_atom(pp, w, upper, b)
-            flat_root, flat_width = root.reshape(-1), width.reshape(-1)  # views
-            flat_root[at], flat_width[at] = r0, w0
+        at = np.nonzero(on_atom.reshape(-1))[0]
+        w = v if np.ndim(v) == 0 else np.broadcast_to(v, shape).reshape(-1)[at]
+        pp = p if np.ndim(p) == 0 else np.broadcast_to(p, shape).reshape(-1)[at]
+        _ramp_atom_into(root, width, at, pp, w, upper, b)
     elif root.shape != shape:
         root, width = np.broadcast_to(root, shape), np.broadcast_to(width, shape)
     return _shifted_root(Root(root, width), float(shift))
+
+
+def _ramp_ends(x, p, v_top, v_bottom, scale, shift):
+    """The roots of both ends of an interval at once, ``(_ramp_root(x, p, v_top, False, scale, shift),
+    _ramp_root(x, p, v_bottom, True, scale, shift))``: the same doubles, with the work on the releases done
+    once (the width off the atom and its shift, the test ``x == 0``, its positions and, for one array of
+    uniforms, their gather) and the shift applied in place, to the atom's roots before they are written.
+    ``None`` where that does not apply (``p`` an array or at least ``1/2``, a ``v`` of another shape than
+    ``x``): the caller then asks for each end."""
+    x = np.asarray(x, dtype=float)
+    if (
+        np.ndim(p)
+        or not p < 0.5
+        or any(np.ndim(v) and np.shape(v) != x.shape for v in (v_top, v_bottom))
+    ):
+        return None
+    b, shift = float(scale), float(shift)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        z0 = b * np.log(
+            2.0 * np.minimum(p, 0.5)
+        )  # off the atom: the plain Laplace roots (_laplace_root)
+        top, bottom = np.asarray(x - z0), np.asarray(x + z0)
+    top_width = _laplace_width(x, z0, b)  # the same for both ends
+    _shift_in_place(top, top_width, shift)
+    _shift_in_place(bottom, None, shift)
+    bottom_width = top_width.copy()
+    at = np.nonzero((x == 0.0).reshape(-1))[0]
+    if at.size:
+        gathered = {}
+        for root, width, v, upper in (
+            (top, top_width, v_top, False),
+            (bottom, bottom_width, v_bottom, True),
+        ):
+            if np.ndim(v) and id(v) not in gathered:
+                gathered[id(v)] = v.reshape(-1)[at]
+            w = gathered[id(v)] if np.ndim(v) else v
+            _ramp_atom_into(root, width, at, p, w, upper, b, shift)
+    return Root(top, top_width), Root(bottom, bottom_width)
+
+
+def _ramp_atom_into(root, width, at, p, v, upper, b, shift=None):
+    """Write the ramp's roots at its atom (:func:`_ramp_atom`, in ``y``; moved to ``q`` by ``shift`` unless it is
+    ``None``) at the flat positions ``at`` of the arrays ``root`` and ``width`` (each with its own data), for
+    ``p`` and ``v`` given at those positions or as scalars (then one answer for every atom)."""
+    flat_root, flat_width = root.reshape(-1), width.reshape(-1)
+    if np.ndim(p) == 0 and np.ndim(v) == 0:
+        r0, w0 = (
+            np.array(a) for a in _ramp_atom_once(float(p), float(v), bool(upper), b)
+        )
+    else:
+        p = np.asarray(p, dtype=float) if np.ndim(p) else float(p)
+        v = np.asarray(v, dtype=float) if np.ndim(v) else np.full(at.size, float(v))
+        if (
+            upper
+        ):  # root -inf with width 0 at most atoms: written as one value, then the rest
+            rest, r0, w0 = _ramp_atom_upper(p, v, b)
+            edge, edge_width = np.array(-np.inf), np.array(0.0)
+            if shift is not None:
+                _shift_in_place(edge, edge_width, shift)
+            flat_root[at], flat_width[at] = edge, edge_width
+            at = at[rest]
+        else:
+            r0, w0 = _ramp_atom(p, v, upper, b)
+    if shift is not None:
+        _shift_in_place(r0, w0, shift)
+    flat_root[at], flat_width[at] = r0, w0
 
 
 @functools.lru_cache(maxsize=64)
@@ -349,26 +462,25 @@ def _ramp_atom_once(p, v, upper, b):
 
 
 def _ramp_atom(p, v, upper, b):
-    """``(root, width)`` in ``y`` at the ramp's atom ``x = 0`` (:func:`_ramp_root`) for flat arrays ``p``,
-    ``v``: the common cases on whole arrays, the zone below the bound (``y < 0``) on its own positions."""
+    """``(root, width)`` in ``y`` at the ramp's atom ``x = 0`` (:func:`_ramp_root`) for a flat array ``v`` and
+    ``p`` (an array like it, or a scalar): the common cases on whole arrays, the zone below the bound (``y < 0``)
+    on its own positions."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if upper:
-            a = 1.0 - v
             root, width = np.full(v.shape, -np.inf), np.zeros(v.shape)
-            # elsewhere 1 - U >= A >= p at every y
-            rest = np.flatnonzero(a < p * (1.0 + 4.0 * _U))
-            pr, ar, vr = p[rest], a[rest], v[rest]
-            g = (pr - ar) / vr
-            root[rest], width[rest] = _ramp_below(g, (pr + 2.01 * ar) / (vr * g), b)
+            rest, root_rest, width_rest = _ramp_atom_upper(p, v, b)
+            root[rest], width[rest] = root_rest, width_rest
             return root, width
         r = p / v
-        # BIT's root at its bound, y = -b log(2r) >= 0, with its width u(32 y + 36 b) + 2^-1020
-        root = np.log(2.0 * np.minimum(r, 0.5))
+        # BIT's root at its bound, y = -b log(2r) >= 0, with its width u(32 y + 36 b) + 2^-1020 (in place)
+        root = np.minimum(r, 0.5)
+        root *= 2.0
+        np.log(root, out=root)
         root *= -b
         width = root * (32.0 * _U)
         width += 36.0 * _U * b + _TINY
         # its zone at y >= 0 only (y >= W); r > 1/2 (y = 0) is among these
-        near = np.flatnonzero(root * (1.0 - 32.0 * _U) < 36.0 * _U * b + _TINY)
+        near = np.nonzero(root * (1.0 - 32.0 * _U) < 36.0 * _U * b + _TINY)[0]
         rr = r[near]
         g = 1.0 - rr
         below, below_w = _ramp_below(g, 3.02 * rr / g, b)
@@ -376,6 +488,18 @@ def _ramp_atom(p, v, upper, b):
         root[near] = np.where(never, -np.inf, np.where(rr > 0.5, below, root[near]))
         width[near] = np.where(never, 0.0, np.where(rr > 0.5, below_w, np.nan))
         return root, width
+
+
+def _ramp_atom_upper(p, v, b):
+    """:func:`_ramp_atom`'s upper tail as ``(rest, root, width)``: the root is ``-inf`` with width 0 at every atom
+    but the positions ``rest``, where it is ``root`` with ``width``."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        a = 1.0 - v
+        # elsewhere 1 - U >= A >= p at every y
+        rest = np.nonzero(a < p * (1.0 + 4.0 * _U))[0]
+        pr, ar, vr = p[rest] if np.ndim(p) else p, a[rest], v[rest]
+        g = (pr - ar) / vr
+        return (rest, *_ramp_below(g, (pr + 2.01 * ar) / (vr * g), b))
 
 
 def _ramp_below(g, kappa, b):
@@ -995,7 +1119,7 @@ def _count_map_root(k_lo, k_hi, p, v, upper, lam, terms):
 _NDTR_K0, _NDTR_K2, _NDTRI_K = 8.0, 4.0, 6.0
 
 
-def _gaussian_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
+def _gaussian_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf, positions=None):
     r"""The :class:`Root` of ``P_q(M < x) + v P_q(M = x) = p`` (``upper`` false) or ``P_q(M > x) + (1 - v)
     P_q(M = x) = p`` (``upper`` true) for ``M = clip(q + σZ, lower, top)``, ``Z`` standard normal, ``σ`` the
     ``scale`` (:class:`dpbook.Gaussian`: infinite bounds; :class:`dpbook.GaussianBIT`).
@@ -1036,7 +1160,7 @@ def _gaussian_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
     Certified where ``1e-80 <= r <= 1/2`` (``t_0 <= 19``, ``ρ_U <= 3e-13``), ``p >= 1e-290`` (above every
     computed value that has underflowed) and the ends ``root ± W`` are finite; elsewhere the width is NaN.
     The facts about ``Φ`` used here are checked on a grid, the assumption against a 60-digit reference
-    (``tests/families/test_gaussian_interval.py``).
+    (``tests/families/test_gaussian_interval.py``).  ``positions``: as for :func:`_laplace_root`.
     """
     s = float(scale)
     shape = np.broadcast_shapes(np.shape(x), np.shape(p), np.shape(v))
@@ -1049,7 +1173,7 @@ def _gaussian_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
         if not isinstance(width, np.ndarray) or width.shape != shape:
             width = np.array(np.broadcast_to(width, shape), dtype=float)
         flat_root, flat_width = root.reshape(-1), width.reshape(-1)
-        for bound, at, w, pp in _bound_releases(x, shape, lower, top, v, p):
+        for bound, at, w, pp in _bound_releases(x, shape, lower, top, v, p, positions):
             weight = (1.0 - w) if upper else w
             # one value for all the releases on the bound where p and v are one
             size = at.size if np.ndim(w) or np.ndim(pp) else 1
@@ -1078,7 +1202,8 @@ def _gaussian_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf):
                 edge_width = np.where(np.isinf(edge), 0.0, np.nan)
             flat_root[at] = edge
             flat_width[at] = edge_width
-        return Root(root + 0.0, width)
+        root += 0.0  # -0.0 made 0.0 (root is an array of its own)
+        return Root(root, width)
 
 
 def _gaussian_tail(x, r, p, upper, s):
@@ -1381,12 +1506,18 @@ def _normalized_fast(e, p, b, lo, hi):
 
     def parts(idx, second, sel):
         """At the releases ``sel`` (flat positions): the ``(S_b, S_a, |S_b|, |S_a|)`` coefficient triples of
-        their segment ``idx`` (its part above ``e`` where ``second``), its anchor and its ends."""
+        their segment ``idx`` (its part above ``e`` where ``second``; one segment for all of them where it is an
+        int), its anchor and its ends."""
+        if np.ndim(idx) == 0:  # one row of each table
 
-        cols = np.arange(e.size)[sel]
+            def pick(a):
+                return a[idx][sel]
 
-        def pick(a):
-            return a[idx, cols]
+        else:  # one gather from the flattened table (the tables are C-contiguous, shaped (n - 1, e.size))
+            flat = idx * e.size + np.arange(e.size)[sel]
+
+            def pick(a):
+                return a.reshape(-1)[flat]
 
         he, bk = pick(half_e), back[sel]
         out = []
@@ -1440,8 +1571,11 @@ def _normalized_fast(e, p, b, lo, hi):
 
     def at_end(sel, top):
         """The segments holding the hull's end (the top: in the part above e where split)."""
-        idx = np.full(sel.size, n - 2 if top else 0)
-        return parts(idx, top_split[sel] if top else np.zeros(sel.size, bool), sel)
+        return parts(
+            n - 2 if top else 0,
+            top_split[sel] if top else np.zeros(sel.size, bool),
+            sel,
+        )
 
     return root, ((coef, anchor, start, stop), at_end), (g2, g0, w), m
 

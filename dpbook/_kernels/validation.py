@@ -52,6 +52,14 @@ def real_array(name, value):
     Only real numbers are numbers: a string (``'1'``), a bool, a complex number or an object array is
     refused, though ``numpy.asarray(..., dtype=float)`` would convert the first two silently.
     """
+    arr = _real_values(name, value)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN, got {_short_repr(value)}")
+    return arr
+
+
+def _real_values(name, value):
+    """:func:`real_array` without its test for NaN (the caller's own test covers it)."""
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError):
@@ -63,10 +71,7 @@ def real_array(name, value):
             f"{name} must be real numbers (not strings, bools, complex numbers or objects), "
             f"got {_short_repr(value)}"
         )
-    arr = arr.astype(float, copy=False)
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} must not contain NaN, got {_short_repr(value)}")
-    return arr
+    return arr.astype(float, copy=False)
 
 
 def probability_array(name, value):
@@ -84,8 +89,12 @@ def _short_repr(value, limit=200):
 
 def finite_array(name, value):
     """Like :func:`real_array` but every entry must also be finite."""
-    arr = real_array(name, value)
-    if not np.isfinite(arr).all():
+    arr = _real_values(name, value)
+    if not np.isfinite(
+        arr
+    ).all():  # one pass in the common case; then which entry is wrong
+        if np.isnan(arr).any():
+            raise ValueError(f"{name} must not contain NaN, got {_short_repr(value)}")
         raise ValueError(f"{name} must be finite, got {value!r}")
     return arr
 

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import special
 
 from .._kernels.arrays import _bound_in_place, _compact
-from .._kernels.inversion import _laplace_root
+from .._kernels.inversion import _both_ends, _laplace_root
 from .._kernels.laplace import (
     _clip_parts,
     _g,
@@ -193,6 +193,13 @@ class BIT(IntervalMechanism):
         solved the same way, with the proved width of the zone where the computed transform may cross
         ``p`` (:func:`dpbook._kernels.inversion._laplace_root`)."""
         return _laplace_root(x, p, v, upper, self.scale, self.lower, self.upper)
+
+    def _quantiles_in_q(self, x, p, v_top, v_bottom):
+        """Both ends' roots, the positions of the releases on the bounds found once
+        (:func:`dpbook._kernels.inversion._both_ends`)."""
+        return _both_ends(
+            _laplace_root, x, p, v_top, v_bottom, (self.scale,), self.lower, self.upper
+        )
 
     def max_abs_bias(self):
         """``sup |bias(q)|`` over ``q`` in ``[lower, upper]`` (McGlinchey–Mason def. (3)).

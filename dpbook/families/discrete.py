@@ -74,7 +74,7 @@ from .._kernels.exact_sampling import (
     _exact_ratio,
     discrete_laplace_noise,
 )
-from .._kernels.inversion import _count_root, _geometric_root
+from .._kernels.inversion import _both_ends, _count_root, _geometric_root
 from ..audit.description import DiscreteDescription, corner_pairs
 from ..mechanism import Mechanism
 
@@ -470,6 +470,20 @@ class DiscreteBIT(_Discrete):
             upper,
             self._lam,
             _log1p_alpha(self._lam),
+            self.lower,
+            self.upper,
+        )
+
+    def _quantiles_in_q(self, x, p, v_top, v_bottom):
+        """Both ends' roots, the positions of the releases on the bounds found once
+        (:func:`dpbook._kernels.inversion._both_ends`)."""
+        return _both_ends(
+            _geometric_root,
+            x,
+            p,
+            v_top,
+            v_bottom,
+            (self._lam, _log1p_alpha(self._lam)),
             self.lower,
             self.upper,
         )

@@ -48,7 +48,7 @@ from .._kernels.gaussian import (
     _uniform_frame_draws,
     _uniform_frame_each,
 )
-from .._kernels.inversion import _gaussian_root
+from .._kernels.inversion import _both_ends, _gaussian_root
 from .._kernels.strips import _normal_strip_draws
 from ..audit.description import PrivacyDescription, corner_pairs
 from ..mechanism import IntervalMechanism, Mechanism
@@ -274,6 +274,13 @@ class GaussianBIT(IntervalMechanism):
         of the zone where the computed transform may cross ``p``
         (:func:`dpbook._kernels.inversion._gaussian_root`)."""
         return _gaussian_root(x, p, v, upper, self.scale, self.lower, self.upper)
+
+    def _quantiles_in_q(self, x, p, v_top, v_bottom):
+        """Both ends' roots, the positions of the releases on the bounds found once
+        (:func:`dpbook._kernels.inversion._both_ends`)."""
+        return _both_ends(
+            _gaussian_root, x, p, v_top, v_bottom, (self.scale,), self.lower, self.upper
+        )
 
     def max_abs_bias(self):
         """``sup |bias(q)|`` over ``q`` in ``[lower, upper]``: ``σ E[clip(Z, 0, (upper - lower)/σ)]``.

@@ -15,7 +15,7 @@ from scipy import integrate, optimize, signal, special
 
 from .._kernels import validation as check
 from .._kernels.arrays import _compact, _float
-from .._kernels.inversion import _ramp_root
+from .._kernels.inversion import _ramp_ends, _ramp_root
 from .._kernels.laplace import _laplace_cdf, _laplace_logcdf
 from ..audit.description import (
     corner_pairs,
@@ -176,6 +176,12 @@ class TranslatedRamp(Mechanism):
         below the bound (``q < α``, where the atom holds more than half the law), each with the proved width of
         the zone where the computed transform may cross ``p`` (:func:`dpbook._kernels.inversion._ramp_root`)."""
         return _ramp_root(x, p, v, upper, self.scale, self.shift)
+
+    def _quantiles_in_q(self, x, p, v_top, v_bottom):
+        """Both ends' roots at once (:func:`dpbook._kernels.inversion._ramp_ends`: the same doubles, the work on
+        the releases and the atom shared), else one by one."""
+        ends = _ramp_ends(x, p, v_top, v_bottom, self.scale, self.shift)
+        return super()._quantiles_in_q(x, p, v_top, v_bottom) if ends is None else ends
 
     def _atoms(self, q):
         """The point mass at 0: ``[(0.0, P(q + L_b <= α))]``."""

@@ -202,7 +202,7 @@ def _level(level):
 def _releases(mechanism, x):
     x = check.finite_array("x", x)
     lo, hi = mechanism.support
-    if ((x < lo) | (x > hi)).any():
+    if x.size and not lo <= x.min() <= x.max() <= hi:  # (finite: no NaN)
         raise ValueError(
             f"x must lie in the support [{lo}, {hi}] of {type(mechanism).__name__}, got {x!r}"
         )
@@ -349,10 +349,8 @@ def _guesses(mechanism, x, half, v, closed_form):
     if not closed_form:
         return None, None
     one, zero = (1.0, 0.0) if v is None else (v, v)
-    top = mechanism._quantile_in_q(x, half, one, False)
-    if top is None:
-        return None, None
-    return top, mechanism._quantile_in_q(x, half, zero, True)
+    ends = mechanism._quantiles_in_q(x, half, one, zero)
+    return (None, None) if ends is None else ends
 
 
 def _split(guess, shape):
@@ -405,7 +403,9 @@ def _neyman(mechanism, x, level, v=None, closed_form=True):
             top, bottom = np.empty(flat_x.size), np.empty(flat_x.size)
         else:
             top, bottom = top_root + top_width, bottom_root - bottom_width
-            todo = np.flatnonzero(np.isnan(top_width) | np.isnan(bottom_width))
+            searched = np.isnan(top_width)
+            searched |= np.isnan(bottom_width)
+            todo = np.nonzero(searched)[0]
         passed = bottom < hi if hi_open else bottom <= hi
         if todo.size:
             guesses = (None, None) if top_root is None else (top_root, bottom_root)
@@ -418,13 +418,16 @@ def _neyman(mechanism, x, level, v=None, closed_form=True):
                 *(None if g is None else g[todo] for g in guesses),
             )
     first = np.nextafter(lo, np.inf) if lo_open else lo
-    none_low = top < first  # left_tail < α/2 on the whole domain: the nearest end is lo
-    none_high = ~passed  # right_tail < α/2 everywhere: nearest end is hi
-    if none_low.any() or none_high.any():
-        bottom = np.where(none_low, lo, np.where(none_high, hi, bottom))
-        top = np.where(none_low, lo, np.where(none_high, hi, top))
+    # left_tail < α/2 on the whole domain: the nearest end is lo; right_tail < α/2 everywhere: it is hi
+    # (lo first where both hold).  Few releases, scattered: set on their positions (a where over a mask
+    # that changes at random costs ten times as much; top and bottom are new arrays)
+    none_low = np.flatnonzero(top < first)
+    none_high = np.flatnonzero(~passed)
+    for end in (bottom, top):
+        end[none_high] = hi
+        end[none_low] = lo
     # a gap of one double: keep both; then on the domain, -0.0 made 0.0 (in place: both are new arrays)
-    low, high = np.minimum(bottom, top), np.maximum(bottom, top)
+    low, high = np.minimum(bottom, top), np.maximum(bottom, top, out=top)
     for end in (low, high):
         _bound_in_place(end, lo, hi)
         end += 0.0
@@ -550,16 +553,17 @@ def _neyman_integer(mechanism, x, level, v=None, closed_form=True):
             passed = np.empty(flat_x.size, dtype=bool)
         else:
             # the last integer that surely passes, if the first one beyond the zone surely fails
+            # (an infinite root is its own end: floor and ceil keep it, and it is sure where its width is 0;
+            # where the sum is NaN the end is not sure and the search below writes it)
             top = np.floor(top_root + top_width)
             top_sure = top < top_root - top_width
-            top = np.where(np.isinf(top_root), top_root, top)
             top_sure |= np.isinf(top_root) & (top_width == 0.0)
             bottom = np.ceil(bottom_root - bottom_width)
             bottom_sure = bottom > bottom_root + bottom_width
-            bottom = np.where(np.isinf(bottom_root), bottom_root, bottom)
             bottom_sure |= np.isinf(bottom_root) & (bottom_width == 0.0)
             passed = bottom <= hi
-            top, bottom = np.clip(top, lo - 1.0, hi), np.clip(bottom, lo, hi)
+            np.clip(top, lo - 1.0, hi, out=top)
+            np.clip(bottom, lo, hi, out=bottom)
             todo = np.flatnonzero(~(top_sure & bottom_sure))
         if todo.size:
             top[todo], bottom[todo], passed[todo] = _neyman_integer_search(
@@ -570,18 +574,23 @@ def _neyman_integer(mechanism, x, level, v=None, closed_form=True):
                 (lo, hi),
                 *(None if g is None else g[todo] for g in (top_root, bottom_root)),
             )
-    reach_low = (lo > lo_d) & passed & (bottom == lo)
-    reach_high = (hi < hi_d) & (top == hi)
-    if (reach_low | reach_high).any():
+    # (a domain beyond ±2^52 only)
+    reach_low = lo > lo_d and (passed & (bottom == lo)).any()
+    reach_high = hi < hi_d and (top == hi).any()
+    if reach_low or reach_high:
         raise ValueError(
             f"the interval for x={x!r} reaches beyond ±2**52, where integer sums stop being exact "
             "doubles; "
             f"{type(mechanism).__name__}'s domain there is not searched"
         )
-    none_low = top < lo
-    none_high = ~passed
-    low = np.where(none_low, lo, np.where(none_high, hi, bottom))
-    high = np.where(none_low, lo, np.where(none_high, hi, top))
+    # as in _neyman: lo where no q passes the left tail, else hi where none passes the right one (on their
+    # positions; top and bottom are new arrays)
+    none_low = np.flatnonzero(top < lo)
+    none_high = np.flatnonzero(~passed)
+    for end in (bottom, top):
+        end[none_high] = hi
+        end[none_low] = lo
+    low, high = bottom, top
     if v is None:
         low, high = np.minimum(low, high), np.maximum(low, high)
     # randomized: the exact set, which may be empty: low = high + 1 (see randomized_interval)
