@@ -266,49 +266,30 @@ def _density(desc, q1, q2, pair, eps):
         return value, err
     m1, m2, s1, s2, n1, nr, nr_err, centre_err = _pair_numbers(desc, q1, q2)
     laplace = desc.shape == "laplace"
-    rows, owner, scalars = [], [], []
-    for j in range(q1.size):
-        args = (float(m1[j]), float(m2[j]), float(s1[j]))
-        if laplace:
-            new, extra = _laplace_parts(
-                desc,
-                *args,
-                float(s2[j]),
-                float(nr[j]),
-                float(nr_err[j]),
-                float(centre_err[j]),
-            )
-        else:
-            new, extra = _gauss_parts(desc, *args, float(centre_err[j]))
-        rows += new
-        owner += [j] * len(new)
-        scalars.append(extra)
-    if not rows:
-        return value, err
-    table = np.array(rows, dtype=float).T
-    owner = np.array(owner, dtype=np.intp)
-    per_pair = (
-        np.vstack([s1, s2, n1, centre_err, np.array(scalars, dtype=float).T])
-        if laplace
-        else np.vstack(
-            [s1, n1, nr, nr_err, centre_err, np.array(scalars, dtype=float).T]
+    if laplace:
+        table, owner, scalars = _laplace_parts(
+            desc, m1, m2, s1, s2, nr, nr_err, centre_err
         )
-    )
+        per_pair = np.vstack([s1, s2, n1, centre_err, scalars])
+    else:
+        table, owner, scalars = _gauss_parts(desc, m1, m2, s1, centre_err)
+        per_pair = np.vstack([s1, n1, nr, nr_err, centre_err, scalars])
+    if not owner.size:
+        return value, err
     terms = _laplace_terms if laplace else _gauss_terms
     # every (segment, slot) of the same pair: the segments of a pair in order, each at all its slots
     slots = np.flatnonzero(finite)
     slots = slots[np.argsort(pair[slots], kind="stable")]
     at = np.searchsorted(pair[slots], np.arange(q1.size + 1))
-    first = np.searchsorted(owner, np.arange(q1.size + 1))
-    elem_row, elem_slot = [], []
-    for j in range(q1.size):
-        mine, count = slots[at[j] : at[j + 1]], first[j + 1] - first[j]
-        if mine.size and count:
-            elem_row.append(np.repeat(np.arange(first[j], first[j + 1]), mine.size))
-            elem_slot.append(np.tile(mine, count))
-    if not elem_row:
+    # each segment (in order) at every slot of its pair: a ragged range of the sorted slots per segment
+    length = (at[1:] - at[:-1])[owner]
+    elem_row = np.repeat(np.arange(owner.size), length)
+    if not elem_row.size:
         return value, err
-    elem_row, elem_slot = np.concatenate(elem_row), np.concatenate(elem_slot)
+    start = np.cumsum(length) - length
+    elem_slot = slots[
+        np.arange(elem_row.size) + np.repeat(at[:-1][owner] - start, length)
+    ]
     # a Laplace segment where L is constant (β = 0) has the same interval at every ε: its ε-free parts once
     flat = table[7] == 0 if laplace else np.zeros(owner.size, bool)
     fixed = (
@@ -426,42 +407,77 @@ def _per_pair(fn, q):
 
 
 def _laplace_parts(desc, m1, m2, s1, s2, nr, nr_err, centre_err):
-    """Laplace kernels, one pair: offsets ``y = t - m1`` (exact differences of close doubles); kinks at ``0``,
-    ``y2``.  Returns the segments ``(u, v, σ1, σ2, r, L(r), its error, β)`` and ``(lc, its error, y2)``."""
-    with np.errstate(over="ignore", invalid="ignore"):
+    """Laplace kernels, every pair at once (1-D arrays of their numbers, one entry a pair): offsets ``y = t - m1``
+    (exact differences of close doubles); kinks at ``0``, ``y2``.  Returns ``(rows, owner, scalars)``: the
+    segments' ``(u, v, σ1, σ2, r, L(r), its error, β)`` as the 8 rows of an array, in the order of the pairs and,
+    within a pair, of the pieces and of the segments along each; the pair of each segment; and ``(lc, its
+    error, y2)`` of each pair as the 3 rows of another."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         y2 = m2 - m1
         uniform = s1 == s2
-        lc = (0.0 if uniform else math.log(s2) - math.log(s1)) + nr
-        lc_err = nr_err + (
-            0.0 if uniform else _K * (abs(math.log(s1)) + abs(math.log(s2)))
+        log_s1 = np.array([0.0 if u else math.log(v) for u, v in zip(uniform, s1)])
+        log_s2 = np.array([0.0 if u else math.log(v) for u, v in zip(uniform, s2)])
+        lc = np.where(uniform, 0.0, log_s2 - log_s1) + nr
+        lc_err = nr_err + np.where(uniform, 0.0, _K * (np.abs(log_s1) + np.abs(log_s2)))
+        # each piece's ends and its cuts at the two centres (0 and y2, once where they meet) inside it:
+        # three segments a piece, the empty ones dropped below
+        pieces = np.array(sorted(desc.pieces), dtype=float).reshape(-1, 2)
+        ya = pieces[None, :, 0] - m1[:, None]
+        yb = pieces[None, :, 1] - m1[:, None]
+        low_k = np.where(y2 < 0.0, y2, 0.0)[:, None]
+        high_k = np.where(y2 < 0.0, 0.0, y2)[:, None]
+        has_low = (ya < low_k) & (low_k < yb)
+        has_high = (ya < high_k) & (high_k < yb) & (high_k != low_k)
+        c1 = np.where(has_low, low_k, ya)
+        c2 = np.where(has_high, high_k, yb)
+        shape = (m1.size, pieces.shape[0], 3)
+        u = np.stack([ya, c1, c2], axis=-1).reshape(shape)
+        v = np.stack([c1, c2, yb], axis=-1).reshape(shape)
+        owner = np.broadcast_to(np.arange(m1.size)[:, None, None], shape)
+        keep = (u < v).reshape(-1)
+        u, v, owner = u.reshape(-1)[keep], v.reshape(-1)[keep], owner.reshape(-1)[keep]
+        y2_, s1_, s2_, lc_, lc_err_ = (a[owner] for a in (y2, s1, s2, lc, lc_err))
+        mid = np.where(np.isinf(v), u, np.where(np.isinf(u), v, 0.5 * (u + v)))
+        sig1 = np.where((mid > 0) | ((mid == 0) & (u >= 0)), 1.0, -1.0)
+        sig2 = np.where((mid > y2_) | ((mid == y2_) & (u >= y2_)), 1.0, -1.0)
+        # the anchor: the finite end nearest a centre (L is evaluated there; the first on a tie)
+        key_u = np.minimum(np.abs(u), np.abs(u - y2_))
+        key_v = np.minimum(np.abs(v), np.abs(v - y2_))
+        r = np.where(np.isinf(u) | (np.isfinite(v) & (key_v < key_u)), v, u)
+        constant = uniform[owner] & (
+            sig1 == sig2
+        )  # L is constant: σ(m1 - m2)/s + const, exactly
+        lr_flat = -sig1 * y2_ / s1_ + lc_
+        err_flat = _K * (np.abs(y2_) / s1_ + np.abs(lc_) + np.abs(lr_flat)) + lc_err_
+        d1, d2 = np.abs(r) / s1_, np.abs(r - y2_) / s2_
+        lr_kink = d2 - d1 + lc_
+        err_kink = (
+            _K * (d1 + d2 + np.abs(y2_) / s2_ + np.abs(lc_) + np.abs(lr_kink)) + lc_err_
         )
-        rows = []
-        for a, b in sorted(desc.pieces):
-            ya, yb = a - m1, b - m1
-            cuts = sorted(k for k in {0.0, y2} if ya < k < yb)
-            ends = [ya] + cuts + [yb]
-            for u, v in zip(ends[:-1], ends[1:]):
-                if not u < v:
-                    continue
-                mid = u if math.isinf(v) else (v if math.isinf(u) else 0.5 * (u + v))
-                sig1 = 1.0 if mid > 0 or (mid == 0 and u >= 0) else -1.0
-                sig2 = 1.0 if mid > y2 or (mid == y2 and u >= y2) else -1.0
-                # the anchor: the finite end nearest a centre (L is evaluated there)
-                finite_ends = [x for x in (u, v) if math.isfinite(x)]
-                r = min(finite_ends, key=lambda x: min(abs(x), abs(x - y2)))
-                if (
-                    uniform and sig1 == sig2
-                ):  # L is constant: σ(m1 - m2)/s + const, exactly
-                    lr = -sig1 * y2 / s1 + lc
-                    lr_err = _K * (abs(y2) / s1 + abs(lc) + abs(lr)) + lc_err
-                else:
-                    d1, d2 = abs(r) / s1, abs(r - y2) / s2
-                    lr = d2 - d1 + lc
-                    lr_err = _K * (d1 + d2 + abs(y2) / s2 + abs(lc) + abs(lr)) + lc_err
-                lr_err += centre_err * (1 / s1 + 1 / s2)
-                beta = -sig1 / s1 + sig2 / s2
-                rows.append((u, v, sig1, sig2, r, lr, lr_err, beta))
-    return rows, (lc, lc_err, y2)
+        lr = np.where(constant, lr_flat, lr_kink)
+        lr_err = np.where(constant, err_flat, err_kink)
+        lr_err += centre_err[owner] * (1 / s1_ + 1 / s2_)
+        beta = -sig1 / s1_ + sig2 / s2_
+    return (
+        np.vstack([u, v, sig1, sig2, r, lr, lr_err, beta]),
+        owner,
+        np.vstack([lc, lc_err, y2]),
+    )
+
+
+def _gauss_parts(desc, m1, m2, s, centre_err):
+    """Gaussian kernels of one scale, every pair at once: ``z = (t - m1)/s``; ``L = δm (z + δm/2) + nr`` is linear
+    on each piece.  Returns ``(rows, owner, scalars)``: the pieces' ``(za, zb)`` as the 2 rows of an array (pair
+    by pair, the pieces in order), the pair of each, and ``(δm, its error)`` of each pair as the 2 rows of
+    another."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        dm = (m1 - m2) / s
+        dm_err = _K * np.abs(dm) + centre_err / s
+        pieces = np.array(sorted(desc.pieces), dtype=float).reshape(-1, 2)
+        za = (pieces[None, :, 0] - m1[:, None]) / s[:, None]
+        zb = (pieces[None, :, 1] - m1[:, None]) / s[:, None]
+    owner = np.repeat(np.arange(m1.size), pieces.shape[0])
+    return np.vstack([za.reshape(-1), zb.reshape(-1)]), owner, np.vstack([dm, dm_err])
 
 
 def _laplace_terms(table, per_pair, e):
@@ -544,16 +560,6 @@ def _product_error(c, lam, x, lam_err, x_err):
 def _log_exp_integral(w, s):
     """``log ∫_0^w e^{-y/s} dy = log s + log(1 - e^{-w/s})``."""
     return np.log(s) + np.log(-np.expm1(-w / s))
-
-
-def _gauss_parts(desc, m1, m2, s, centre_err):
-    """Gaussian kernels of one scale, one pair: ``z = (t - m1)/s``; ``L = δm (z + δm/2) + nr`` is linear on each
-    piece.  Returns the pieces ``(za, zb)`` and ``(δm, its error)``."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        dm = (m1 - m2) / s
-        dm_err = _K * abs(dm) + centre_err / s
-        rows = [((a - m1) / s, (b - m1) / s) for a, b in sorted(desc.pieces)]
-    return rows, (dm, dm_err)
 
 
 def _gauss_terms(table, per_pair, e):
@@ -1212,10 +1218,8 @@ def _edge_profile(desc, delta, lo, hi, eps):
         )
         spent += 2 * len(new)
         for k, (u, idx) in enumerate(zip(new, sets)):
-            if u not in points:
-                points[u] = [np.full(eps.shape, np.nan) for _ in range(4)] + [
-                    np.zeros(eps.shape, bool)
-                ]
+            if u not in points:  # (four rows of one block)
+                points[u] = [*np.full((4, eps.size), np.nan), np.zeros(eps.shape, bool)]
             rec = points[u]
             (rec[0][idx], rec[1][idx]), (rec[2][idx], rec[3][idx]) = values[
                 2 * k : 2 * k + 2
@@ -1420,15 +1424,14 @@ def _evaluate(desc, pairs, eps, sets=None):
     losses = np.array(_pair_losses(desc, [pairs[k] for k in todo]))
     q1 = np.array([float(pairs[k][0]) for k in todo])
     q2 = np.array([float(pairs[k][1]) for k in todo])
-    pair = np.concatenate(
-        [np.full(len(sets[k]), j, dtype=np.intp) for j, k in enumerate(todo)]
-    )
+    sizes = np.array([len(sets[k]) for k in todo], dtype=np.intp)
+    pair = np.repeat(np.arange(len(todo)), sizes)
     upper, lower = _pair_bounds(
         desc, q1, q2, losses, pair, np.concatenate([eps[sets[k]] for k in todo])
     )
-    cuts = np.cumsum([len(sets[k]) for k in todo])[:-1]
-    for k, up, low in zip(todo, np.split(upper, cuts), np.split(lower, cuts)):
-        out[k] = (up, low)
+    ends = np.cumsum(sizes).tolist()
+    for k, start, stop in zip(todo, [0] + ends[:-1], ends):
+        out[k] = (upper[start:stop], lower[start:stop])
     return out
 
 
