@@ -129,9 +129,8 @@ def _bound_releases(x, shape, lower, top, v, p, positions=None):
     if positions is None:
         positions = _bound_positions(x, lower, top)
     for bound, at, gathered in positions:
-        if (
-            np.ndim(v) and id(v) not in gathered
-        ):  # (v outlives the two calls that share positions)
+        # (v outlives the two calls that share positions: its id is its own meanwhile)
+        if np.ndim(v) and id(v) not in gathered:
             gathered[id(v)] = np.broadcast_to(v, shape).ravel()[at]
         w = gathered[id(v)] if np.ndim(v) else v
         pp = np.broadcast_to(p, shape).ravel()[at] if np.ndim(p) else p
@@ -258,9 +257,8 @@ def _geometric_root(
         x = np.broadcast_to(np.asarray(x, dtype=float), shape)
         r = p / ((1.0 - v + v * alpha) if upper else (v + (1.0 - v) * alpha))
         m0, width = _geometric_tail(x, r, lam, log1p_alpha)
-        if (
-            m0.shape != shape or not m0.flags.owndata
-        ):  # the root is x + m0 (upper), x - m0
+        # the root is x + m0 (upper), x - m0; m0 written below, so an array of its own
+        if m0.shape != shape or not m0.flags.owndata:
             m0 = np.broadcast_to(m0, shape).copy()
         flat_m0, flat_width = m0.reshape(-1), width.reshape(-1)
         for bound, at, w, pp in _bound_releases(x, shape, lower, top, v, p, positions):
@@ -403,9 +401,8 @@ def _ramp_ends(x, p, v_top, v_bottom, scale, shift):
         return None
     b, shift = float(scale), float(shift)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        z0 = b * np.log(
-            2.0 * np.minimum(p, 0.5)
-        )  # off the atom: the plain Laplace roots (_laplace_root)
+        # off the atom: the plain Laplace roots (_laplace_root)
+        z0 = b * np.log(2.0 * np.minimum(p, 0.5))
         top, bottom = np.asarray(x - z0), np.asarray(x + z0)
     top_width = _laplace_width(x, z0, b)  # the same for both ends
     _shift_in_place(top, top_width, shift)
@@ -437,9 +434,8 @@ def _ramp_atom_into(root, width, at, p, v, upper, b, shift=None):
     else:
         p = np.asarray(p, dtype=float) if np.ndim(p) else float(p)
         v = np.asarray(v, dtype=float) if np.ndim(v) else np.full(at.size, float(v))
-        if (
-            upper
-        ):  # root -inf with width 0 at most atoms: written as one value, then the rest
+        if upper:
+            # root -inf with width 0 at most atoms: written as one value, then the rest
             rest, r0, w0 = _ramp_atom_upper(p, v, b)
             edge, edge_width = np.array(-np.inf), np.array(0.0)
             if shift is not None:

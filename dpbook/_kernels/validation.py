@@ -90,9 +90,8 @@ def _short_repr(value, limit=200):
 def finite_array(name, value):
     """Like :func:`real_array` but every entry must also be finite."""
     arr = _real_values(name, value)
-    if not np.isfinite(
-        arr
-    ).all():  # one pass in the common case; then which entry is wrong
+    # one pass in the common case; then which entry is wrong
+    if not np.isfinite(arr).all():
         if np.isnan(arr).any():
             raise ValueError(f"{name} must not contain NaN, got {_short_repr(value)}")
         raise ValueError(f"{name} must be finite, got {value!r}")

@@ -444,9 +444,8 @@ def _laplace_parts(desc, m1, m2, s1, s2, nr, nr_err, centre_err):
         key_u = np.minimum(np.abs(u), np.abs(u - y2_))
         key_v = np.minimum(np.abs(v), np.abs(v - y2_))
         r = np.where(np.isinf(u) | (np.isfinite(v) & (key_v < key_u)), v, u)
-        constant = uniform[owner] & (
-            sig1 == sig2
-        )  # L is constant: σ(m1 - m2)/s + const, exactly
+        # L is constant where the scales agree and so do the signs: σ(m1 - m2)/s + const, exactly
+        constant = uniform[owner] & (sig1 == sig2)
         lr_flat = -sig1 * y2_ / s1_ + lc_
         err_flat = _K * (np.abs(y2_) / s1_ + np.abs(lc_) + np.abs(lr_flat)) + lc_err_
         d1, d2 = np.abs(r) / s1_, np.abs(r - y2_) / s2_
