@@ -11,11 +11,16 @@ executes nothing; a chapter already in the cache is not executed again.  The REA
 leaves there every chapter it ran whole (``_ext/dpbook_site/nbval_cache.py``), so after it this tool
 executes only what the tests did not run, and reports the seconds the cache recorded for the rest.
 
-    python tools/execute_book.py [--path-output DIR] [--jobs N] [--budget SECONDS] [CHAPTER ...]
+    python tools/execute_book.py [--path-output DIR] [--jobs N] [--budget SECONDS] [--book-budget SECONDS]
+                                 [CHAPTER ...]
 
-It prints each chapter's execution seconds and the wall time, and exits with 2 when a chapter fails
-to execute, 1 (with ``--budget``) when one took longer than the budget (its own runs' seconds, or those
-recorded in the cache), else 0.
+It prints each chapter's execution seconds and the wall time, and the whole book's: the wall time of
+every chapter's seconds (its own runs', or those recorded in the cache) handed out largest first to the
+``--jobs`` cores (:func:`two_core_wall`).  It exits with 2 when a chapter fails to execute, 1 when one took
+longer than ``--budget`` or the book longer than ``--book-budget`` (issue 26: "under 3 minutes on this 2-core
+machine", no chapter over 20 s), else 0.  These are seconds of a shared machine on the day: CI reports an
+overrun and does not fail on it (the project measures speed by ratios to a baseline timed next to it, not
+by timed tests).
 """
 
 from __future__ import annotations
@@ -85,14 +90,16 @@ def main(argv=None) -> int:
     parser.add_argument("--path-output", type=Path, default=ROOT)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--budget", type=float, default=None)
+    parser.add_argument("--book-budget", type=float, default=None)
     parser.add_argument(
         "only", nargs="*", type=Path, help="these chapters only (default: every one)"
     )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
-    if args.budget is not None and not args.budget > 0:
-        raise ValueError(f"--budget must be positive, not {args.budget}")
+    for name, value in (("--budget", args.budget), ("--book-budget", args.book_budget)):
+        if value is not None and not value > 0:
+            raise ValueError(f"{name} must be positive, not {value}")
 
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
@@ -161,7 +168,24 @@ def main(argv=None) -> int:
     over = {k: v for k, v in timed.items() if args.budget and v > args.budget}
     for name, took in sorted(over.items(), key=lambda kv: -kv[1]):
         print(f"over the {args.budget:g} s budget: {name} ({took:.1f} s)")
-    return 2 if failed else 1 if over else 0
+    book = two_core_wall(list(timed.values()), args.jobs)
+    print(
+        f"the book: {sum(timed.values()):.1f} s of chapters, {book:.1f} s on {args.jobs} cores"
+        + (f" (budget {args.book_budget:g} s)" if args.book_budget else "")
+    )
+    book_over = bool(args.book_budget) and book > args.book_budget
+    if book_over:
+        print(f"over the book's {args.book_budget:g} s budget: {book:.1f} s")
+    return 2 if failed else 1 if over or book_over else 0
+
+
+def two_core_wall(seconds, cores):
+    """The wall time of chapters of ``seconds`` handed out largest first to whichever of ``cores`` is free (as
+    :func:`main` does): at least their sum over the cores, and at least the longest."""
+    load = [0.0] * cores
+    for t in sorted(seconds, reverse=True):
+        load[load.index(min(load))] += t
+    return max(load)
 
 
 if __name__ == "__main__":
