@@ -112,7 +112,9 @@ RESTRICTED_SCIPY = registry.Row(
     extreme=tuple(
         registry.Case(
             f"{name} {label}",
-            lambda make=make, kw=kw: dpbook.Restricted(_rescaled(make(), kw)),
+            lambda name=name, kw=kw: dpbook.Restricted(
+                _rescaled(registry.STRIP_BASES[name](), kw)
+            ),
             (q,),
         )
         for name, label, kw, q in (
@@ -120,7 +122,6 @@ RESTRICTED_SCIPY = registry.Row(
             ("t", "scale=1e-300", {"scale": 1e-300}, 5e-301),
             ("skewnorm", "scale=1e300", {"scale": 1e300}, -3e300),
         )
-        for make in (registry.STRIP_BASES[name],)
     ),
     closed_form=False,
     audit="unsupported",

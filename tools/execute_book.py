@@ -180,8 +180,9 @@ def main(argv=None) -> int:
 
 
 def two_core_wall(seconds, cores):
-    """The wall time of chapters of ``seconds`` handed out largest first to whichever of ``cores`` is free (as
-    :func:`main` does): at least their sum over the cores, and at least the longest."""
+    """The wall time of chapters of ``seconds`` handed out largest first to whichever of ``cores`` is free (the book's
+    budget: :func:`main` hands the chapters it executes out by size, the nearest it knows before running them): at
+    least their sum over the cores, and at least the longest."""
     load = [0.0] * cores
     for t in sorted(seconds, reverse=True):
         load[load.index(min(load))] += t

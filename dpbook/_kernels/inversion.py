@@ -129,12 +129,20 @@ def _bound_releases(x, shape, lower, top, v, p, positions=None):
     if positions is None:
         positions = _bound_positions(x, lower, top)
     for bound, at, gathered in positions:
-        # (v outlives the two calls that share positions: its id is its own meanwhile)
-        if np.ndim(v) and id(v) not in gathered:
-            gathered[id(v)] = np.broadcast_to(v, shape).ravel()[at]
-        w = gathered[id(v)] if np.ndim(v) else v
+        w = _gathered(v, shape, at, gathered)
         pp = np.broadcast_to(p, shape).ravel()[at] if np.ndim(p) else p
         yield bound, at, w, pp
+
+
+def _gathered(v, shape, at, cache):
+    """``v`` (broadcast to ``shape``) at the flat positions ``at``, or ``v`` itself where it is a scalar: gathered
+    once per array, kept in ``cache`` for the other end of the same interval (keyed by ``id``: the array outlives
+    the two calls that share the cache)."""
+    if not np.ndim(v):
+        return v
+    if id(v) not in cache:
+        cache[id(v)] = np.broadcast_to(v, shape).ravel()[at]
+    return cache[id(v)]
 
 
 def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf, positions=None):
@@ -160,7 +168,7 @@ def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf, positions=No
     b = float(scale)
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        z0 = b * np.log(2.0 * np.minimum(p, 0.5))
+        z0 = _laplace_offset(p, b)
         root = np.asarray(x + z0 if upper else x - z0)
         width = _laplace_width(x, z0, b)
         if np.ndim(p) or np.ndim(v) > x.ndim or p >= 0.5:
@@ -169,7 +177,7 @@ def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf, positions=No
             r, z, ok = None, None, None
             if (bound == lower) != bool(upper):  # the atom's weight divides p
                 r = p / ((1.0 - w) if upper else w)
-                z = b * np.log(2.0 * np.minimum(r, 0.5))
+                z = _laplace_offset(r, b)
                 ok = r <= 0.5
             if upper and bound == lower:  # 1 - U >= 1 - v/2 >= p
                 edge = -np.inf
@@ -195,6 +203,11 @@ def _laplace_root(x, p, v, upper, scale, lower=-np.inf, top=np.inf, positions=No
         return Root(root, width)
 
 
+def _laplace_offset(p, b):
+    """``z_0 = b log(2 min(p, 1/2))``: the Laplace root is ``x - z_0`` (lower tail), ``x + z_0`` (upper)."""
+    return b * np.log(2.0 * np.minimum(p, 0.5))
+
+
 def _laplace_width(x, z0, b):
     """The width of :func:`_laplace_root` between the bounds, ``u (12 |x| + 32 |z_0| + 36 b) + 2^-1020``, as a new
     array (the same for both tails: ``|z_0|`` is)."""
@@ -214,7 +227,7 @@ def _laplace_bounds(x, p, v, upper, b, lower, top):
             r = np.where(on_top, p / (1.0 - v), p)
         else:
             r = np.where(on_lower, p / v, p)
-        z = b * np.log(2.0 * np.minimum(r, 0.5))
+        z = _laplace_offset(r, b)
         base = x + z if upper else x - z
         ok = r <= 0.5
         w = _U * (32.0 * np.abs(z) + 36.0 * b + 12.0 * np.abs(x)) + _TINY
@@ -402,7 +415,7 @@ def _ramp_ends(x, p, v_top, v_bottom, scale, shift):
     b, shift = float(scale), float(shift)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # off the atom: the plain Laplace roots (_laplace_root)
-        z0 = b * np.log(2.0 * np.minimum(p, 0.5))
+        z0 = _laplace_offset(p, b)
         top, bottom = np.asarray(x - z0), np.asarray(x + z0)
     top_width = _laplace_width(x, z0, b)  # the same for both ends
     _shift_in_place(top, top_width, shift)
@@ -415,9 +428,7 @@ def _ramp_ends(x, p, v_top, v_bottom, scale, shift):
             (top, top_width, v_top, False),
             (bottom, bottom_width, v_bottom, True),
         ):
-            if np.ndim(v) and id(v) not in gathered:
-                gathered[id(v)] = v.reshape(-1)[at]
-            w = gathered[id(v)] if np.ndim(v) else v
+            w = _gathered(v, x.shape, at, gathered)
             _ramp_atom_into(root, width, at, p, w, upper, b, shift)
     return Root(top, top_width), Root(bottom, bottom_width)
 

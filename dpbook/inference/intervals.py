@@ -418,20 +418,25 @@ def _neyman(mechanism, x, level, v=None, closed_form=True):
                 *(None if g is None else g[todo] for g in guesses),
             )
     first = np.nextafter(lo, np.inf) if lo_open else lo
-    # left_tail < α/2 on the whole domain: the nearest end is lo; right_tail < α/2 everywhere: it is hi
-    # (lo first where both hold).  Few releases, scattered: set on their positions (a where over a mask
-    # that changes at random costs ten times as much; top and bottom are new arrays)
-    none_low = np.flatnonzero(top < first)
-    none_high = np.flatnonzero(~passed)
-    for end in (bottom, top):
-        end[none_high] = hi
-        end[none_low] = lo
+    _domain_ends(top, bottom, top < first, passed, lo, hi)
     # a gap of one double: keep both; then on the domain, -0.0 made 0.0 (in place: both are new arrays)
     low, high = np.minimum(bottom, top), np.maximum(bottom, top, out=top)
     for end in (low, high):
         _bound_in_place(end, lo, hi)
         end += 0.0
     return low.reshape(shape), high.reshape(shape)
+
+
+def _domain_ends(top, bottom, none_low, passed, lo, hi):
+    """Both ends set to ``lo`` where no true value passes the left tail (``none_low``: ``U < α/2`` on the whole
+    domain), else to ``hi`` where none passes the right one (not ``passed``), in place (``top`` and ``bottom`` are
+    arrays of their own).  Few releases, scattered: written on their positions, as a ``where`` over a mask that
+    changes at random costs ten times as much."""
+    none_low = np.flatnonzero(none_low)
+    none_high = np.flatnonzero(~passed)
+    for end in (bottom, top):
+        end[none_high] = hi
+        end[none_low] = lo
 
 
 def _neyman_search(mechanism, x, half, v, domain, top_guess=None, bottom_guess=None):
@@ -583,13 +588,7 @@ def _neyman_integer(mechanism, x, level, v=None, closed_form=True):
             "doubles; "
             f"{type(mechanism).__name__}'s domain there is not searched"
         )
-    # as in _neyman: lo where no q passes the left tail, else hi where none passes the right one (on their
-    # positions; top and bottom are new arrays)
-    none_low = np.flatnonzero(top < lo)
-    none_high = np.flatnonzero(~passed)
-    for end in (bottom, top):
-        end[none_high] = hi
-        end[none_low] = lo
+    _domain_ends(top, bottom, top < lo, passed, lo, hi)
     low, high = bottom, top
     if v is None:
         low, high = np.minimum(low, high), np.maximum(low, high)

@@ -37,11 +37,7 @@ def test_the_cache_is_the_one_the_build_reads(tmp_path):
 
 @pytest.mark.parametrize(
     ("argv", "message"),
-    [
-        (["--jobs", "0"], "--jobs must be at least 1"),
-        (["--budget", "-1"], "--budget"),
-        (["--book-budget", "0"], "--book-budget must be positive"),
-    ],
+    [(["--jobs", "0"], "--jobs must be at least 1"), (["--budget", "-1"], "--budget")],
 )
 def test_bad_input(argv, message):
     with pytest.raises(ValueError, match=message):
@@ -62,17 +58,3 @@ def test_an_executed_chapter_is_found_in_the_cache(tmp_path, capsys):
     other = ROOT / "book" / "part2" / "ch07_log_laplace.ipynb"
     with pytest.raises(KeyError):  # not executed: not in the cache
         cache.match_cache_notebook(nbformat.read(other, as_version=4))
-
-
-@pytest.mark.parametrize(
-    "seconds, wall",
-    [
-        ([10.0] * 4, 20.0),
-        ([30.0, 10.0, 10.0, 10.0], 30.0),
-        ([5.0, 4.0, 3.0], 7.0),
-        ([], 0.0),
-    ],
-)
-def test_two_core_wall(seconds, wall):
-    """The book's wall time on two cores, chapters handed out largest first (what CI compares with 180 s)."""
-    assert execute_book.two_core_wall(seconds, 2) == wall
