@@ -473,7 +473,14 @@ def test_a_variant_of_every_chapter_grades_its_own_solutions(tmp_path):
                     if len(repr(v).lstrip("-").replace(".", "").strip("0")) >= 4
                     and v not in drawn.values
                 ]  # 0.9 or 1.0 are in every text
-                assert not [f for f in book_forms if f in text], (label, book_forms)
+                # another question's hidden answer may be the same number (ch03-ex-shrinking's 2e-06 is
+                # ch03-ex-rate's book answer): its test cells are left out
+                own = "\n".join(
+                    c.source
+                    for c in nb.cells
+                    if not re.search(rf"make_answer\('(?!{label}')", c.source)
+                )
+                assert not [f for f in book_forms if f in own], (label, book_forms)
                 for name, (p, value) in params.items():
                     assert value != p.value and value in p.among, (label, name)
                     assert all(t in text for t in p.drawn_text(value)), (label, name)
