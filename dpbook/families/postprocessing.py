@@ -387,7 +387,9 @@ class PostProcessed(Mechanism):
 
     def _mean(self, q):
         return self._each(
-            lambda v: self._expect(self._phi, v, unit=self.scale, noise=self._noise(v)),
+            lambda v: self._expect(
+                self._phi_at, v, unit=self.scale, noise=self._noise(v)
+            ),
             q,
         )
 
@@ -402,7 +404,7 @@ class PostProcessed(Mechanism):
         b = self.scale
 
         def var(v):
-            m = self._expect(self._phi, v, unit=b, noise=self._noise(v))
+            m = self._expect(self._phi_at, v, unit=b, noise=self._noise(v))
             unit = max(b, float(np.spacing(abs(m))))
             noise = 1e3 * self._noise(v) / unit
             d1 = self._expect(
@@ -573,7 +575,7 @@ class PostProcessed(Mechanism):
     def _expect_side(self, q, left):
         """``A(q)`` (``left``) or ``C(q)``: ``(1/2b) ∫ φ(x) e^{-|x-q|/b}`` over ``x < q`` or ``x > q``."""
         return self._expect(
-            self._phi, q, unit=self.scale, side="left" if left else "right"
+            self._phi_at, q, unit=self.scale, side="left" if left else "right"
         )
 
     def _grid_bracket(self, grid, A0, CN):
@@ -734,8 +736,11 @@ def piecewise_linear_phi(shift, slope, offset):
     )  # = a exactly when c = a (rounding could put it below)
 
     def piecewise(x):
+        # the quadratures' one point at a time: the same arithmetic, without arrays
+        if isinstance(x, float):
+            return x - c if x >= x1 else s * max(x - a, 0.0)
         x = np.asarray(x, dtype=float)
-        return np.where(x >= x1, x - c, s * np.clip(x - a, 0.0, None))
+        return np.where(x >= x1, x - c, s * np.maximum(x - a, 0.0))
 
     return {"phi": piecewise, "breakpoints": [a, x1], "tail": (x1, c)}
 

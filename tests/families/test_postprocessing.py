@@ -402,6 +402,34 @@ def test_phi_families_are_nonnegative_with_their_declared_tail_and_kinks(kw, par
         assert np.allclose(np.diff(y[middle]) / np.diff(x[middle]), params["slope"])
 
 
+@pytest.mark.parametrize(
+    "shift, slope, offset",
+    [(0.5, 1.5, 0.5), (1.23533731, 3.34256629, 0.07404727), (0.0, 7.0, 0.0)],
+)
+def test_piecewise_linear_phi_at_one_float_is_the_array_answer(shift, slope, offset):
+    """The quadratures call ``φ`` at one float (a Python float or a numpy one) at a time; that path returns the
+    same double as the array path, at and around both kinks too."""
+    kw = piecewise_linear_phi(shift, slope, offset)
+    a, x1 = kw["breakpoints"]
+    x = np.concatenate(
+        [
+            np.random.default_rng(7).uniform(-3.0, 6.0, 2000),
+            [
+                a,
+                x1,
+                np.nextafter(a, -1),
+                np.nextafter(x1, -1),
+                np.nextafter(x1, 9),
+                -0.0,
+            ],
+        ]
+    )
+    whole = kw["phi"](x)
+    one = np.array([kw["phi"](float(v)) for v in x])
+    numpy_one = np.array([kw["phi"](v) for v in x])  # np.float64 elements
+    assert np.array_equal(one, whole) and np.array_equal(numpy_one, whole)
+
+
 def test_softplus_tends_to_the_translated_ramp():
     x = np.linspace(-5.0, 5.0, 1001)
     ramp = translated_ramp_phi(0.4)["phi"](x)
