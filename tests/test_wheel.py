@@ -33,7 +33,7 @@ VERSION = ast.literal_eval(
     )
 )
 # the test harness in the fresh environment (not dependencies of dpbook), pinned like requirements.txt
-HARNESS = ["pytest==9.2.0", "nbclient==0.11.0", "ipykernel==7.4.0"]
+HARNESS = ["pytest==9.1.1", "nbclient==0.11.0", "ipykernel==7.4.0"]
 CHAPTER = ROOT / "book" / "part1" / "ch01_dp_laplace.ipynb"
 
 

@@ -337,7 +337,8 @@ def test_every_exercise_of_every_chapter_is_covered(assigned):
     assert numeric >= 55 and written >= 20, (numeric, written)
 
 
-@pytest.fixture(scope="module")
+# session-scoped: built once per worker, even where a worker runs other modules' tests between this module's
+@pytest.fixture(scope="session")
 def assigned(tmp_path_factory):
     """Every chapter through otter assign (in this process, the tests not run: test_the_books_solutions_pass_every_test
     runs them), and the largest chapter through the `otter assign` command, which grades the solutions."""

@@ -109,7 +109,8 @@ def test_a_cell_limit_is_added_to_notebooks_and_zips(tmp_path):
 # --- slow: a class of Chapter 2, and the autograder in a fresh environment ----------------------------
 
 
-@pytest.fixture(scope="module")
+# session-scoped: built once per worker, even where a worker runs other modules' tests between this module's
+@pytest.fixture(scope="session")
 def chapter2(tmp_path_factory):
     """Chapter 2's assignment through otter assign, with the wheel: (folder, autograder zip, solutions notebook)."""
     out = tmp_path_factory.mktemp("assignments")
