@@ -1,6 +1,5 @@
 """tools/execute_book.py: the chapters executed in parallel into the cache the build reads."""
 
-import importlib.util
 import pathlib
 import sys
 
@@ -9,14 +8,10 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "_ext"))
-spec = importlib.util.spec_from_file_location(
-    "execute_book", ROOT / "tools" / "execute_book.py"
-)
-execute_book = importlib.util.module_from_spec(spec)
-# registered under its name, as an import would: its worker processes receive ``_execute`` by reference
-sys.modules["execute_book"] = execute_book
-spec.loader.exec_module(execute_book)
-
+# imported by name, as tests/tools/test_gradebook.py imports its tools: its worker processes receive
+# ``_execute`` by reference, which needs the module in sys.modules under its name
+sys.path.insert(0, str(ROOT / "tools"))
+import execute_book  # noqa: E402
 from dpbook_site import cache as site_cache  # noqa: E402
 
 
